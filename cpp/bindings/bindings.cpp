@@ -1,0 +1,99 @@
+// embind glue for the npm package: converts JavaScript values to C++ and back, and forwards.
+// No logic lives here. Every function returns either its result or a JS Error *value*: a C++
+// exception is caught here and never unwinds into JavaScript, because an exception crossing the
+// WASM boundary leaks WASM stack and skips C++ destructors. web/src/ throws the returned Error.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <exception>
+#include <memory>
+#include <stdexcept>
+
+#include "multihead/attention.h"
+#include "multihead/kernels.h"
+
+using emscripten::val;
+using namespace multihead;
+
+namespace {
+
+// Runs `make` and returns its value, or the C++ exception as a JS Error (RangeError for limits).
+template <class F>
+val result_or_error(F&& make) {
+  try {
+    return make();
+  } catch (const std::length_error& e) {
+    return val::global("RangeError").new_(std::string(e.what()));
+  } catch (const std::exception& e) {
+    return val::global("Error").new_(std::string(e.what()));
+  }
+}
+
+std::vector<float> floats(const val& array) { return emscripten::convertJSArrayToNumberVector<float>(array); }
+
+std::vector<uint8_t> key_mask(const val& mask) {
+  return mask.isUndefined() || mask.isNull() ? std::vector<uint8_t>{}
+                                             : emscripten::convertJSArrayToNumberVector<uint8_t>(mask);
+}
+
+// A JS-owned Float32Array copy of C++ data.
+val copy(const float* data, size_t size) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
+}
+
+val create_attention(int d_model, int n_heads, bool causal, val w) {
+  return result_or_error([&] {
+    AttentionWeights weights{floats(w["wq"]), floats(w["wk"]), floats(w["wv"]), floats(w["wo"]),
+                             floats(w["bq"]), floats(w["bk"]), floats(w["bv"]), floats(w["bo"])};
+    return val(std::make_unique<MultiHeadAttention>(AttentionConfig{d_model, n_heads, causal}, std::move(weights)));
+  });
+}
+
+val create_seeded_attention(int d_model, int n_heads, bool causal, uint32_t seed) {
+  return result_or_error([&] {
+    const AttentionConfig config{d_model, n_heads, causal};
+    return val(std::make_unique<MultiHeadAttention>(config, random_attention_weights(config, seed)));
+  });
+}
+
+val forward(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
+  return result_or_error([&] {
+    const AttentionTrace t = attention.forward(floats(x), n_tokens, key_mask(mask));
+    val out = val::object();
+    out.set("q", copy(t.q.data(), t.q.size()));
+    out.set("k", copy(t.k.data(), t.k.size()));
+    out.set("v", copy(t.v.data(), t.v.size()));
+    out.set("scores", copy(t.scores.data(), t.scores.size()));
+    out.set("weights", copy(t.weights.data(), t.weights.size()));
+    out.set("concat", copy(t.concat.data(), t.concat.size()));
+    out.set("output", copy(t.output.data(), t.output.size()));
+    return out;
+  });
+}
+
+val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
+  return result_or_error([&] {
+    const Matrix output = attention.forward_output(floats(x), n_tokens, key_mask(mask));
+    return copy(output.data(), output.size());
+  });
+}
+
+// Bytes currently allocated on the WASM heap, for leak tests.
+size_t heap_bytes_in_use() { return mallinfo().uordblks; }
+
+std::string kernel_set() { return kernels::active_kernels().name; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(multihead) {
+  emscripten::class_<MultiHeadAttention>("MultiHeadAttention");
+  emscripten::function("createAttention", &create_attention);
+  emscripten::function("createSeededAttention", &create_seeded_attention);
+  emscripten::function("forward", &forward);
+  emscripten::function("forwardOutput", &forward_output);
+  emscripten::function("heapBytesInUse", &heap_bytes_in_use);
+  emscripten::function("kernelSet", &kernel_set);
+  emscripten::constant("maxTokens", kMaxTokens);
+  emscripten::constant("maxDModel", kMaxDModel);
+}

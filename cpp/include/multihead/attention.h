@@ -1,0 +1,79 @@
+// Multi-head self-attention: the layer, its weights, and the trace of one forward pass.
+//
+// Dimension letters used in shape comments: n = tokens, d = d_model, h = heads, dh = d / h.
+// Weight convention (fixed across the project): Q = X·W_q + b_q with W_q of shape (d_in, d_out),
+// row-major; likewise K, V and the output projection W_o. Head i uses columns [i·dh, (i+1)·dh).
+//
+// Every bad configuration or input throws std::invalid_argument or std::length_error naming the
+// parameter and its value; limits are checked before anything is allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "multihead/matrix.h"
+
+namespace multihead {
+
+// Beyond this many tokens forward() refuses to run (the n×n per-head matrices grow quadratically).
+constexpr int kMaxTokens = 4096;
+// Upper bound on the memory one forward() may allocate, checked before allocating.
+constexpr size_t kMaxForwardBytes = size_t{1} << 30;
+// Upper bound on d_model: four (d, d) weight matrices must fit comfortably in a 2 GB WASM heap.
+constexpr int kMaxDModel = 4096;
+
+struct AttentionConfig {
+  int d_model = 0;
+  int n_heads = 0;
+  bool causal = false;
+};
+
+struct AttentionWeights {
+  std::vector<float> wq, wk, wv, wo;  // (d, d) each, (in, out), row-major
+  std::vector<float> bq, bk, bv, bo;  // (d) each
+};
+
+// Throws if the configuration is unusable: d_model or n_heads below 1, d_model above kMaxDModel,
+// or d_model not divisible by n_heads.
+void check_config(const AttentionConfig& config);
+
+// Deterministic initialisation from a seed: the same weights on every platform and build.
+// Matrices are uniform in ±1/√d (as PyTorch's Linear default), biases uniform in ±0.1.
+AttentionWeights random_attention_weights(const AttentionConfig& config, uint32_t seed);
+
+// Everything one forward pass computed, for drawing and for teaching.
+struct AttentionTrace {
+  int n_tokens = 0, d_model = 0, n_heads = 0;
+  Matrix q, k, v;              // (n, d): head i is columns [i·dh, (i+1)·dh)
+  std::vector<float> scores;   // (h, n, n): scale·Q_i·K_iᵀ, -infinity where masked
+  std::vector<float> weights;  // (h, n, n): softmax of scores, row = query, column = key
+  Matrix concat;               // (n, d): head outputs side by side
+  Matrix output;               // (n, d): concat·W_o + b_o
+};
+
+class MultiHeadAttention {
+ public:
+  MultiHeadAttention(const AttentionConfig& config, AttentionWeights weights);
+
+  // x (n, d) row-major, flattened; key_mask (n) with nonzero = visible, or empty for all visible.
+  AttentionTrace forward(const std::vector<float>& x, int n_tokens,
+                         const std::vector<uint8_t>& key_mask = {}) const;
+  // The same computation keeping no intermediates: returns the output (n, d) only.
+  Matrix forward_output(const std::vector<float>& x, int n_tokens,
+                        const std::vector<uint8_t>& key_mask = {}) const;
+
+  const AttentionConfig& config() const { return config_; }
+  int d_head() const { return config_.d_model / config_.n_heads; }
+
+ private:
+  void check_input(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
+                   bool keep_trace) const;
+  void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace) const;
+
+  AttentionConfig config_;
+  Matrix wq_, wk_, wv_, wo_;  // (d, d)
+  Vector bq_, bk_, bv_, bo_;  // (d)
+};
+
+}  // namespace multihead

@@ -1,0 +1,159 @@
+// MultiHeadAttention: validation, then the four steps (project, attend per head, concatenate,
+// project out) expressed as kernel calls. No SIMD here: kernels.h hides which kernels run.
+#include "multihead/attention.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "multihead/kernels.h"
+
+namespace multihead {
+namespace {
+
+std::string str(size_t v) { return std::to_string(v); }
+
+void check_size(const char* name, size_t got, size_t want, const std::string& expected) {
+  if (got != want) {
+    throw std::invalid_argument(std::string(name) + " has " + str(got) + " values, expected " +
+                                expected + " = " + str(want));
+  }
+}
+
+void check_finite(const char* name, const std::vector<float>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw std::invalid_argument(std::string(name) + "[" + str(i) + "] is " +
+                                  (std::isnan(values[i]) ? "NaN" : "infinite") + ", expected a finite number");
+    }
+  }
+}
+
+}  // namespace
+
+void check_config(const AttentionConfig& c) {
+  if (c.d_model < 1) throw std::invalid_argument("d_model must be at least 1, got " + std::to_string(c.d_model));
+  if (c.d_model > kMaxDModel) {
+    throw std::length_error("d_model is " + std::to_string(c.d_model) + ", above the limit of " +
+                            std::to_string(kMaxDModel));
+  }
+  if (c.n_heads < 1) throw std::invalid_argument("n_heads must be at least 1, got " + std::to_string(c.n_heads));
+  if (c.d_model % c.n_heads != 0) {
+    throw std::invalid_argument("d_model (" + std::to_string(c.d_model) + ") must be divisible by n_heads (" +
+                                std::to_string(c.n_heads) + ")");
+  }
+}
+
+namespace {
+
+const AttentionConfig& checked(const AttentionConfig& c) {
+  check_config(c);
+  return c;
+}
+
+Matrix square(const char* name, const std::vector<float>& w, int d) {
+  check_size(name, w.size(), size_t(d) * d, "d_model × d_model = " + std::to_string(d) + " × " + std::to_string(d));
+  check_finite(name, w);
+  return ConstMatrixMap(w.data(), d, d);
+}
+
+Vector row(const char* name, const std::vector<float>& b, int d) {
+  check_size(name, b.size(), size_t(d), "d_model");
+  check_finite(name, b);
+  return Eigen::Map<const Vector>(b.data(), d);
+}
+
+// Bytes one forward pass allocates: Q, K, V, concat, output (n, d) and the (n, n) score and weight
+// buffers, kept per head for a trace or shared by all heads otherwise. Computed in double so a huge
+// n cannot overflow the check itself.
+double forward_bytes(double n, double d, double h, bool keep_trace) {
+  const double square_buffers = keep_trace ? 2 * h : 1;
+  return 4.0 * (5 * n * d + square_buffers * n * n);
+}
+
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionWeights w)
+    : config_(checked(config)),
+      wq_(square("wq", w.wq, config.d_model)),
+      wk_(square("wk", w.wk, config.d_model)),
+      wv_(square("wv", w.wv, config.d_model)),
+      wo_(square("wo", w.wo, config.d_model)),
+      bq_(row("bq", w.bq, config.d_model)),
+      bk_(row("bk", w.bk, config.d_model)),
+      bv_(row("bv", w.bv, config.d_model)),
+      bo_(row("bo", w.bo, config.d_model)) {}
+
+void MultiHeadAttention::check_input(const std::vector<float>& x, int n_tokens,
+                                     const std::vector<uint8_t>& key_mask, bool keep_trace) const {
+  if (n_tokens < 1) throw std::invalid_argument("n_tokens must be at least 1, got " + std::to_string(n_tokens));
+  if (n_tokens > kMaxTokens) {
+    throw std::length_error("n_tokens is " + std::to_string(n_tokens) + ", above the limit of " +
+                            std::to_string(kMaxTokens));
+  }
+  const double bytes = forward_bytes(n_tokens, config_.d_model, config_.n_heads, keep_trace);
+  if (bytes > double(kMaxForwardBytes)) {
+    throw std::length_error("a forward pass with n_tokens = " + std::to_string(n_tokens) + " needs " +
+                            std::to_string(std::llround(bytes / (1 << 20))) + " MiB, above the limit of " +
+                            str(kMaxForwardBytes >> 20) + " MiB");
+  }
+  check_size("x", x.size(), size_t(n_tokens) * config_.d_model,
+             "n_tokens × d_model = " + std::to_string(n_tokens) + " × " + std::to_string(config_.d_model));
+  check_finite("x", x);
+  if (!key_mask.empty()) check_size("key_mask", key_mask.size(), size_t(n_tokens), "n_tokens");
+}
+
+AttentionTrace MultiHeadAttention::forward(const std::vector<float>& x, int n_tokens,
+                                           const std::vector<uint8_t>& key_mask) const {
+  check_input(x, n_tokens, key_mask, true);
+  AttentionTrace trace;
+  run(x.data(), n_tokens, key_mask.empty() ? nullptr : key_mask.data(), trace, true);
+  return trace;
+}
+
+Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
+                                          const std::vector<uint8_t>& key_mask) const {
+  check_input(x, n_tokens, key_mask, false);
+  AttentionTrace scratch;
+  run(x.data(), n_tokens, key_mask.empty() ? nullptr : key_mask.data(), scratch, false);
+  return std::move(scratch.output);
+}
+
+void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_mask, AttentionTrace& t,
+                             bool keep_trace) const {
+  const auto& k = kernels::active_kernels();
+  const size_t n = n_tokens, d = config_.d_model, h = config_.n_heads, dh = d_head();
+  t.n_tokens = n_tokens;
+  t.d_model = config_.d_model;
+  t.n_heads = config_.n_heads;
+
+  // 1. Project the input into queries, keys and values for all heads at once: (n, d) each.
+  t.q.resize(n, d);
+  t.k.resize(n, d);
+  t.v.resize(n, d);
+  k.gemm(n, d, d, x, d, wq_.data(), d, bq_.data(), t.q.data(), d);
+  k.gemm(n, d, d, x, d, wk_.data(), d, bk_.data(), t.k.data(), d);
+  k.gemm(n, d, d, x, d, wv_.data(), d, bv_.data(), t.v.data(), d);
+
+  // 2-3. Attention in each head, reading its columns of Q, K, V in place and writing its output
+  // straight into its columns of the concatenation. Without a trace every head reuses one (n, n) buffer.
+  const size_t per_head = keep_trace ? n * n : 0;
+  t.scores.resize(keep_trace ? h * n * n : n * n);
+  if (keep_trace) t.weights.resize(h * n * n);
+  float* weights = keep_trace ? t.weights.data() : t.scores.data();
+  t.concat.resize(n, d);
+  const float scale = 1.0f / std::sqrt(float(dh));
+  for (size_t i = 0; i < h; ++i) {
+    float* s = t.scores.data() + i * per_head;  // (n, n)
+    float* p = weights + i * per_head;          // (n, n)
+    k.scores(n, n, dh, scale, t.q.data() + i * dh, d, t.k.data() + i * dh, d, key_mask, config_.causal, s, n);
+    k.softmax(n, n, s, n, p, n);
+    k.weighted_sum(n, n, dh, p, n, t.v.data() + i * dh, d, config_.causal, t.concat.data() + i * dh, d);
+  }
+
+  // 4. Final linear projection of the concatenated heads.
+  t.output.resize(n, d);
+  k.gemm(n, d, d, t.concat.data(), d, wo_.data(), d, bo_.data(), t.output.data(), d);
+}
+
+}  // namespace multihead

@@ -1,0 +1,23 @@
+// The one place that decides which kernels run. A build compiled with -msimd128 uses the
+// wasm_simd128 kernels; every other build (native, the scalar WASM build) uses the scalar ones.
+#include "multihead/kernels.h"
+
+namespace multihead::kernels {
+
+const KernelSet& scalar_kernels() {
+  static const KernelSet set{"scalar", f32_gemm_scalar, f32_scores_scalar, f32_softmax_scalar,
+                             f32_weighted_sum_scalar};
+  return set;
+}
+
+const KernelSet& active_kernels() {
+#ifdef __wasm_simd128__
+  static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_4x8, f32_scores_wasmsimd_1x4,
+                             f32_softmax_wasmsimd, f32_weighted_sum_wasmsimd_4x8};
+  return set;
+#else
+  return scalar_kernels();
+#endif
+}
+
+}  // namespace multihead::kernels

@@ -1,0 +1,213 @@
+// Every kernel set (scalar, and wasmsimd in the SIMD build) against a float64 reference, at sizes
+// below, at and above each kernel's tile and its multiples, so every loop tail runs. In the SIMD
+// build each SIMD kernel is also compared with its scalar twin.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "multihead/kernels.h"
+#include "reference.h"
+
+namespace multihead::testing {
+namespace {
+
+using kernels::KernelSet;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<const KernelSet*> kernel_sets() {
+  std::vector<const KernelSet*> sets{&kernels::scalar_kernels()};
+  if (&kernels::active_kernels() != sets[0]) sets.push_back(&kernels::active_kernels());
+  return sets;
+}
+
+// A strided buffer: rows of `cols` values, `stride` apart, padding filled with a sentinel that
+// kernels must neither read into results nor overwrite.
+struct Strided {
+  size_t rows, cols, stride;
+  std::vector<float> data;
+  Strided(size_t r, size_t c, uint32_t seed) : rows(r), cols(c), stride(c + 3), data(random_values(r * (c + 3), seed)) {}
+  float& at(size_t i, size_t j) { return data[i * stride + j]; }
+  float at(size_t i, size_t j) const { return data[i * stride + j]; }
+};
+
+class KernelTest : public ::testing::TestWithParam<const KernelSet*> {
+ protected:
+  const KernelSet& k() const { return *GetParam(); }
+};
+
+TEST_P(KernelTest, GemmMatchesFloat64AcrossTileTails) {
+  for (size_t m = 1; m <= 11; ++m) {
+    for (size_t n = 1; n <= 19; ++n) {
+      for (size_t depth : {1, 3, 4, 9, 17}) {
+        const Strided a(m, depth, 1), b(depth, n, 2);
+        const std::vector<float> bias = random_values(n, 3);
+        Strided c(m, n, 4);
+        const std::vector<float> before = c.data;
+        k().gemm(m, n, depth, a.data.data(), a.stride, b.data.data(), b.stride, bias.data(), c.data.data(), c.stride);
+        for (size_t i = 0; i < m; ++i) {
+          for (size_t j = 0; j < n; ++j) {
+            double want = bias[j];
+            for (size_t p = 0; p < depth; ++p) want += double(a.at(i, p)) * b.at(p, j);
+            ASSERT_NEAR(c.at(i, j), want, 1e-5) << "m=" << m << " n=" << n << " k=" << depth;
+          }
+          for (size_t j = n; j < c.stride; ++j) ASSERT_EQ(c.at(i, j), before[i * c.stride + j]) << "padding written";
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, GemmWithoutBiasStartsFromZero) {
+  const Strided a(5, 6, 5), b(6, 9, 6);
+  Strided c(5, 9, 7);
+  k().gemm(5, 9, 6, a.data.data(), a.stride, b.data.data(), b.stride, nullptr, c.data.data(), c.stride);
+  double want = 0;
+  for (size_t p = 0; p < 6; ++p) want += double(a.at(4, p)) * b.at(p, 8);
+  EXPECT_NEAR(c.at(4, 8), want, 1e-5);
+}
+
+TEST_P(KernelTest, ScoresMatchFloat64WithMasksAcrossTails) {
+  for (size_t m = 1; m <= 6; ++m) {
+    for (size_t n = 1; n <= 11; ++n) {
+      for (size_t d = 1; d <= 11; ++d) {
+        for (bool causal : {false, true}) {
+          const Strided q(m, d, 10), key(n, d, 11);
+          std::vector<uint8_t> mask;
+          for (size_t j = 0; j < n; ++j) mask.push_back(j % 3 != 1);
+          Strided s(m, n, 12);
+          const float scale = 1.0f / std::sqrt(float(d));
+          k().scores(m, n, d, scale, q.data.data(), q.stride, key.data.data(), key.stride, mask.data(), causal,
+                     s.data.data(), s.stride);
+          for (size_t i = 0; i < m; ++i) {
+            for (size_t j = 0; j < n; ++j) {
+              if (!mask[j] || (causal && j > i)) {
+                ASSERT_EQ(s.at(i, j), -kInf) << "hidden key " << j << " of query " << i;
+                continue;
+              }
+              double dot = 0;
+              for (size_t p = 0; p < d; ++p) dot += double(q.at(i, p)) * key.at(j, p);
+              ASSERT_NEAR(s.at(i, j), dot * scale, 1e-5) << "m=" << m << " n=" << n << " d=" << d;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, SoftmaxMatchesFloat64AcrossTails) {
+  for (size_t n = 1; n <= 19; ++n) {
+    Strided s(3, n, 20);
+    for (size_t j = 0; j < n; ++j) s.at(1, j) *= 40.0f;  // a wide range: exp must not overflow
+    if (n > 1) s.at(2, n / 2) = -kInf;                   // one hidden key
+    Strided p(3, n, 21);
+    k().softmax(3, n, s.data.data(), s.stride, p.data.data(), p.stride);
+    for (size_t i = 0; i < 3; ++i) {
+      double max = -INFINITY, sum = 0;
+      for (size_t j = 0; j < n; ++j) max = std::max(max, double(s.at(i, j)));
+      for (size_t j = 0; j < n; ++j) sum += std::exp(s.at(i, j) - max);
+      for (size_t j = 0; j < n; ++j) {
+        ASSERT_NEAR(p.at(i, j), std::exp(s.at(i, j) - max) / sum, 2e-7) << "n=" << n << " row " << i;
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, SoftmaxOfARowWithEveryKeyHiddenIsZeros) {
+  for (size_t n = 1; n <= 9; ++n) {
+    std::vector<float> s(n, -kInf), p(n, 123.0f);
+    k().softmax(1, n, s.data(), n, p.data(), n);
+    for (float v : p) ASSERT_EQ(v, 0.0f) << "n=" << n;
+  }
+}
+
+TEST_P(KernelTest, SoftmaxInPlaceEqualsOutOfPlace) {
+  Strided s(2, 13, 22);
+  std::vector<float> out(2 * s.stride);
+  k().softmax(2, 13, s.data.data(), s.stride, out.data(), s.stride);
+  k().softmax(2, 13, s.data.data(), s.stride, s.data.data(), s.stride);
+  for (size_t i = 0; i < 2; ++i) {
+    for (size_t j = 0; j < 13; ++j) ASSERT_EQ(s.at(i, j), out[i * s.stride + j]);
+  }
+}
+
+TEST_P(KernelTest, WeightedSumMatchesFloat64AcrossTileTails) {
+  for (size_t m = 1; m <= 11; ++m) {
+    for (size_t n = 1; n <= 11; ++n) {
+      for (size_t d = 1; d <= 19; d += (d < 9 ? 1 : 5)) {
+        for (bool causal : {false, true}) {
+          Strided p(m, n, 30);
+          if (causal) {
+            for (size_t i = 0; i < m; ++i) {
+              for (size_t j = i + 1; j < n; ++j) p.at(i, j) = 0.0f;  // the kernel's causal promise
+            }
+          }
+          const Strided v(n, d, 31);
+          Strided o(m, d, 32);
+          k().weighted_sum(m, n, d, p.data.data(), p.stride, v.data.data(), v.stride, causal, o.data.data(), o.stride);
+          for (size_t i = 0; i < m; ++i) {
+            for (size_t c = 0; c < d; ++c) {
+              double want = 0;
+              for (size_t j = 0; j < n; ++j) want += double(p.at(i, j)) * v.at(j, c);
+              ASSERT_NEAR(o.at(i, c), want, 1e-5) << "m=" << m << " n=" << n << " d=" << d << " causal=" << causal;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKernelSet, KernelTest, ::testing::ValuesIn(kernel_sets()),
+                         [](const auto& info) { return std::string(info.param->name); });
+
+#ifdef __wasm_simd128__
+// SIMD against scalar: the twins must agree. Only the SIMD WASM build has both.
+class SimdTwinTest : public ::testing::Test {
+ protected:
+  const KernelSet& simd = kernels::active_kernels();
+  const KernelSet& scalar = kernels::scalar_kernels();
+};
+
+TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
+  // Same accumulation order and no fused multiply-add in WASM: the results must match exactly.
+  for (size_t m : {1, 3, 4, 5, 8, 11}) {
+    for (size_t n = 1; n <= 19; ++n) {
+      const Strided a(m, 33, 40), b(33, n, 41);
+      const std::vector<float> bias = random_values(n, 42);
+      std::vector<float> c1(m * n), c2(m * n);
+      simd.gemm(m, n, 33, a.data.data(), a.stride, b.data.data(), b.stride, bias.data(), c1.data(), n);
+      scalar.gemm(m, n, 33, a.data.data(), a.stride, b.data.data(), b.stride, bias.data(), c2.data(), n);
+      ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
+    }
+  }
+}
+
+TEST_F(SimdTwinTest, ScoresSoftmaxAndWeightedSumAgreeWithScalar) {
+  for (size_t n = 1; n <= 21; ++n) {
+    for (size_t d : {1, 3, 4, 7, 8, 16, 17}) {
+      const Strided q(n, d, 50), key(n, d, 51), v(n, d, 52);
+      std::vector<float> s1(n * n), s2(n * n), o1(n * d), o2(n * d);
+      simd.scores(n, n, d, 0.5f, q.data.data(), q.stride, key.data.data(), key.stride, nullptr, true, s1.data(), n);
+      scalar.scores(n, n, d, 0.5f, q.data.data(), q.stride, key.data.data(), key.stride, nullptr, true, s2.data(), n);
+      for (size_t i = 0; i < n * n; ++i) {
+        if (std::isinf(s2[i])) ASSERT_EQ(s1[i], s2[i]) << "hidden score n=" << n;
+        else ASSERT_NEAR(s1[i], s2[i], 1e-6 * (1 + std::fabs(s2[i]))) << "scores n=" << n;
+      }
+      simd.softmax(n, n, s2.data(), n, s1.data(), n);
+      scalar.softmax(n, n, s2.data(), n, s2.data(), n);
+      for (size_t i = 0; i < n * n; ++i) ASSERT_NEAR(s1[i], s2[i], 2e-7) << "softmax n=" << n;
+      simd.weighted_sum(n, n, d, s2.data(), n, v.data.data(), v.stride, true, o1.data(), d);
+      scalar.weighted_sum(n, n, d, s2.data(), n, v.data.data(), v.stride, true, o2.data(), d);
+      ASSERT_EQ(o1, o2) << "weighted sum n=" << n << " d=" << d;
+    }
+  }
+}
+
+#endif  // __wasm_simd128__
+
+}  // namespace
+}  // namespace multihead::testing

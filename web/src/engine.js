@@ -1,0 +1,86 @@
+// loadEngine(): picks and instantiates a WASM build, and makes attention layers on it.
+import { Attention } from './attention.js';
+import { checkAlive, checkBoolean, checkFloats, checkInteger, checkObject, describe } from './check.js';
+import { instantiate, orThrow } from './native.js';
+import { simdSupported } from './simd.js';
+
+const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+
+/**
+ * Loads the engine. With `simd` omitted it uses the SIMD build where WebAssembly SIMD is
+ * supported and the scalar build elsewhere; `simd: false` forces the scalar build.
+ */
+export async function loadEngine(options = {}) {
+  checkObject('loadEngine options', options);
+  const supported = simdSupported();
+  let simd = supported;
+  if (options.simd !== undefined) {
+    simd = checkBoolean('simd', options.simd);
+    if (simd && !supported) {
+      throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
+    }
+  }
+  return new Engine(await instantiate(simd), simd);
+}
+
+export class Engine {
+  #module;
+  #layers = new Set(); // live Attention objects, disposed with the engine
+  #disposed = false;
+
+  /** @internal Use loadEngine(). */
+  constructor(module, simd) {
+    this.#module = module;
+    this.simd = simd;
+    this.build = simd ? 'simd' : 'scalar';
+    this.limits = Object.freeze({ maxTokens: module.maxTokens, maxDModel: module.maxDModel });
+  }
+
+  /** A multi-head attention layer with the given weights, or seeded random weights. */
+  createAttention(config) {
+    checkAlive(this.#disposed, 'engine');
+    checkObject('createAttention options', config);
+    const { dModel, numHeads, causal = false, weights, seed } = config;
+    checkInteger('dModel', dModel, 1, this.limits.maxDModel);
+    checkInteger('numHeads', numHeads, 1, dModel);
+    if (dModel % numHeads !== 0) {
+      throw new RangeError(`dModel (${dModel}) must be divisible by numHeads (${numHeads})`);
+    }
+    checkBoolean('causal', causal);
+    if ((weights === undefined) === (seed === undefined)) {
+      throw new TypeError('createAttention needs exactly one of `weights` or `seed`, got ' +
+        (weights === undefined ? 'neither' : 'both'));
+    }
+    const native = weights === undefined
+      ? this.#module.createSeededAttention(dModel, numHeads, causal, checkInteger('seed', seed, 0, 2 ** 32 - 1))
+      : this.#module.createAttention(dModel, numHeads, causal, checkWeights(weights, dModel));
+    const layer = new Attention(this.#module, orThrow(native), { dModel, numHeads, causal },
+      (l) => this.#layers.delete(l));
+    this.#layers.add(layer);
+    return layer;
+  }
+
+  /** Bytes allocated on this engine's WASM heap: a way to see that dispose() frees memory. */
+  memoryInUse() {
+    checkAlive(this.#disposed, 'engine');
+    return this.#module.heapBytesInUse();
+  }
+
+  /** Disposes every layer made by this engine; the engine can no longer be used. */
+  dispose() {
+    for (const layer of this.#layers) layer.dispose();
+    this.#disposed = true;
+  }
+}
+
+function checkWeights(weights, d) {
+  checkObject('weights', weights);
+  for (const name of WEIGHT_NAMES) {
+    if (!(name in weights)) throw new TypeError(`weights.${name} is missing (weights needs ${WEIGHT_NAMES.join(', ')})`);
+    const square = name.startsWith('w');
+    checkFloats(`weights.${name}`, weights[name], square ? d * d : d, square ? `dModel × dModel = ${d} × ${d}` : 'dModel');
+  }
+  const extra = Object.keys(weights).filter((k) => !WEIGHT_NAMES.includes(k));
+  if (extra.length) throw new TypeError(`weights has unknown ${describe(extra.join(', '))}; expected ${WEIGHT_NAMES.join(', ')}`);
+  return weights;
+}

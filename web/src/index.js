@@ -1,0 +1,5 @@
+// multihead: multi-head attention computed in WebAssembly. See README.md for the API.
+export { loadEngine, Engine } from './engine.js';
+export { Attention } from './attention.js';
+export { AttentionTrace } from './trace.js';
+export { simdSupported } from './simd.js';

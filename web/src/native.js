@@ -1,0 +1,24 @@
+// The one place that touches the raw Emscripten module: loading a build, and turning the
+// bindings' returned Error values into thrown errors. Nothing here is public API.
+
+/** Loads and instantiates one WASM build. Both imports are literal so bundlers can see them. */
+export async function instantiate(simd) {
+  const file = simd ? 'multihead-simd.mjs' : 'multihead-scalar.mjs';
+  let glue;
+  try {
+    glue = simd ? await import('../../dist/multihead-simd.mjs') : await import('../../dist/multihead-scalar.mjs');
+  } catch (cause) {
+    throw new Error(`multihead could not load its WASM build dist/${file} (${cause.message}). ` +
+      'In a clone of the repository, run `npm run build` first.', { cause });
+  }
+  return glue.default();
+}
+
+/**
+ * The bindings never throw: a C++ error comes back as an Error value (see cpp/bindings).
+ * Throws it here, in JavaScript, where unwinding is free.
+ */
+export function orThrow(result) {
+  if (result instanceof Error) throw result;
+  return result;
+}

@@ -1,0 +1,76 @@
+// The result of one attention forward pass: plain JavaScript data, copied out of WASM memory,
+// so it stays valid after later calls, memory growth or dispose(). Accessors return fresh copies.
+import { checkInteger } from './check.js';
+
+export class AttentionTrace {
+  #data; // { q, k, v, concat, output: (n, d); scores, weights: (h, n, n) }, all Float32Array
+
+  /** @internal Built by Attention.forward from the bindings' result. */
+  constructor(data, nTokens, dModel, numHeads) {
+    this.#data = data;
+    this.nTokens = nTokens;
+    this.dModel = dModel;
+    this.numHeads = numHeads;
+    this.dHead = dModel / numHeads;
+    Object.freeze(this);
+  }
+
+  /** Attention weights of one head: (n × n) row-major, query rows by key columns. */
+  weights(head) {
+    return this.#square('weights', head);
+  }
+
+  /** Scaled scores Q_i·K_iᵀ/√d_head of one head, (n × n); -Infinity where a key is hidden. */
+  scores(head) {
+    return this.#square('scores', head);
+  }
+
+  /** Q_i, the queries of one head: (n × d_head). */
+  queries(head) {
+    return this.#columns('q', head);
+  }
+
+  /** K_i, the keys of one head: (n × d_head). */
+  keys(head) {
+    return this.#columns('k', head);
+  }
+
+  /** V_i, the values of one head: (n × d_head). */
+  values(head) {
+    return this.#columns('v', head);
+  }
+
+  /** One head's output, weights(head)·values(head): (n × d_head). */
+  headOutput(head) {
+    return this.#columns('concat', head);
+  }
+
+  /** Every head's output side by side: (n × d_model). */
+  concat() {
+    return this.#data.concat.slice();
+  }
+
+  /** The layer's output, concat()·W_o + b_o: (n × d_model). */
+  output() {
+    return this.#data.output.slice();
+  }
+
+  #head(head) {
+    return checkInteger('head', head, 0, this.numHeads - 1);
+  }
+
+  #square(name, head) {
+    const size = this.nTokens * this.nTokens;
+    const start = this.#head(head) * size;
+    return this.#data[name].slice(start, start + size);
+  }
+
+  #columns(name, head) {
+    const { nTokens: n, dModel: d, dHead: dh } = this;
+    const first = this.#head(head) * dh;
+    const all = this.#data[name];
+    const out = new Float32Array(n * dh);
+    for (let i = 0; i < n; i++) out.set(all.subarray(i * d + first, i * d + first + dh), i * dh);
+    return out;
+  }
+}
