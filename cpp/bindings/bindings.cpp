@@ -3,6 +3,7 @@
 // exception is caught here and never unwinds into JavaScript, because an exception crossing the
 // WASM boundary leaks WASM stack and skips C++ destructors. web/src/ throws the returned Error.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
@@ -79,8 +80,13 @@ val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val
   });
 }
 
-// Bytes currently allocated on the WASM heap, for leak tests.
-size_t heap_bytes_in_use() { return mallinfo().uordblks; }
+// Bytes malloc has handed out, and the size of the WASM heap (which only grows).
+val memory() {
+  val out = val::object();
+  out.set("usedBytes", mallinfo().uordblks);
+  out.set("heapBytes", emscripten_get_heap_size());
+  return out;
+}
 
 std::string kernel_set() { return kernels::active_kernels().name; }
 
@@ -92,7 +98,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("createSeededAttention", &create_seeded_attention);
   emscripten::function("forward", &forward);
   emscripten::function("forwardOutput", &forward_output);
-  emscripten::function("heapBytesInUse", &heap_bytes_in_use);
+  emscripten::function("memory", &memory);
   emscripten::function("kernelSet", &kernel_set);
   emscripten::constant("maxTokens", kMaxTokens);
   emscripten::constant("maxDModel", kMaxDModel);

@@ -60,10 +60,10 @@ export class Engine {
     return layer;
   }
 
-  /** Bytes allocated on this engine's WASM heap: a way to see that dispose() frees memory. */
-  memoryInUse() {
+  /** This engine's WASM memory: { usedBytes } allocated now, and the { heapBytes } reserved. */
+  memory() {
     checkAlive(this.#disposed, 'engine');
-    return this.#module.heapBytesInUse();
+    return this.#module.memory();
   }
 
   /** Disposes every layer made by this engine; the engine can no longer be used. */

@@ -1,0 +1,139 @@
+// The layer through the JavaScript API, on both builds: the float64 reference, the properties
+// that define attention, and the shapes and copies the trace hands out.
+import { loadEngine } from '../../web/src/index.js';
+import { BUILDS, maxAbsDiff, randomValues, randomWeights, referenceAttention } from './helpers.js';
+
+describe.each(BUILDS)('the %s build', (build, options) => {
+  let engine;
+  beforeAll(async () => { engine = await loadEngine(options); });
+  afterAll(() => engine.dispose());
+
+  test('reports the build it loaded', () => {
+    expect(engine.build).toBe(build);
+    expect(engine.simd).toBe(options.simd);
+  });
+
+  test.each([
+    [5, 12, 3, false], [5, 12, 3, true], [33, 64, 4, false], [50, 96, 12, true], [130, 32, 2, false],
+  ])('matches the float64 reference at n=%i, d=%i, h=%i, causal=%s to 1e-5', (n, d, h, causal) => {
+    const w = randomWeights(d, n);
+    const x = randomValues(n * d, 99);
+    const keyMask = Uint8Array.from({ length: n }, (_, j) => (j % 5 === 3 ? 0 : 1));
+    const layer = engine.createAttention({ dModel: d, numHeads: h, causal, weights: w });
+    const trace = layer.forward(x, n, { keyMask });
+    const ref = referenceAttention(x, n, d, h, causal, w, keyMask);
+    for (let head = 0; head < h; head++) expect(maxAbsDiff(trace.weights(head), ref.weights[head])).toBeLessThan(1e-5);
+    expect(maxAbsDiff(trace.output(), ref.output)).toBeLessThan(1e-5);
+    layer.dispose();
+  });
+
+  test("rows of every head's attention sum to 1", () => {
+    const layer = engine.createAttention({ dModel: 48, numHeads: 6, seed: 3 });
+    const n = 21;
+    const trace = layer.forward(randomValues(n * 48, 5, 2), n);
+    for (let h = 0; h < 6; h++) {
+      const w = trace.weights(h);
+      for (let i = 0; i < n; i++) {
+        const sum = w.subarray(i * n, (i + 1) * n).reduce((a, b) => a + b, 0);
+        expect(Math.abs(sum - 1)).toBeLessThan(1e-5);
+      }
+    }
+    layer.dispose();
+  });
+
+  test('causal attention is exactly zero above the diagonal', () => {
+    const layer = engine.createAttention({ dModel: 16, numHeads: 2, causal: true, seed: 4 });
+    const n = 13;
+    const trace = layer.forward(randomValues(n * 16, 6), n);
+    for (let h = 0; h < 2; h++) {
+      const w = trace.weights(h);
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) expect(w[i * n + j]).toBe(0);
+    }
+    layer.dispose();
+  });
+
+  test('permuting the tokens permutes the outputs when not causal', () => {
+    const d = 20, n = 9;
+    const layer = engine.createAttention({ dModel: d, numHeads: 4, seed: 8 });
+    const x = randomValues(n * d, 7);
+    const perm = [4, 0, 8, 2, 7, 1, 6, 3, 5];
+    const xp = new Float32Array(n * d);
+    perm.forEach((from, i) => xp.set(x.subarray(from * d, (from + 1) * d), i * d));
+    const out = layer.output(x, n), outp = layer.output(xp, n);
+    perm.forEach((from, i) => {
+      expect(maxAbsDiff(outp.subarray(i * d, (i + 1) * d), out.subarray(from * d, (from + 1) * d))).toBeLessThan(1e-5);
+    });
+    layer.dispose();
+  });
+
+  test('a query that can see no key gets zero weights, not NaN', () => {
+    const layer = engine.createAttention({ dModel: 8, numHeads: 2, causal: true, seed: 9 });
+    const trace = layer.forward(randomValues(4 * 8, 1), 4, { keyMask: [0, 1, 1, 1] });
+    expect(Array.from(trace.weights(0).subarray(0, 4))).toEqual([0, 0, 0, 0]);
+    expect(Array.from(trace.headOutput(1).subarray(0, 4))).toEqual([0, 0, 0, 0]);
+    expect(trace.output().every(Number.isFinite)).toBe(true);
+    layer.dispose();
+  });
+
+  test('the trace gives every intermediate with its shape, and they fit together', () => {
+    const d = 12, h = 3, n = 6, dh = 4;
+    const layer = engine.createAttention({ dModel: d, numHeads: h, seed: 10 });
+    const trace = layer.forward(randomValues(n * d, 2), n);
+    expect([trace.nTokens, trace.dModel, trace.numHeads, trace.dHead]).toEqual([n, d, h, dh]);
+    for (let head = 0; head < h; head++) {
+      for (const part of ['queries', 'keys', 'values', 'headOutput']) expect(trace[part](head)).toHaveLength(n * dh);
+      expect(trace.weights(head)).toHaveLength(n * n);
+      // headOutput = weights · values, and scores = Q·Kᵀ/√dh
+      const [a, v, q, k] = [trace.weights(head), trace.values(head), trace.queries(head), trace.keys(head)];
+      const o = trace.headOutput(head);
+      let dot = 0, sum = 0;
+      for (let p = 0; p < dh; p++) dot += q[2 * dh + p] * k[5 * dh + p];
+      for (let j = 0; j < n; j++) sum += a[3 * n + j] * v[j * dh + 1];
+      expect(trace.scores(head)[2 * n + 5]).toBeCloseTo(dot / Math.sqrt(dh), 5);
+      expect(o[3 * dh + 1]).toBeCloseTo(sum, 5);
+      // headOutput(head) is its columns of concat()
+      expect(trace.concat()[4 * d + head * dh + 2]).toBe(o[4 * dh + 2]);
+    }
+    expect(trace.concat()).toHaveLength(n * d);
+    expect(trace.output()).toHaveLength(n * d);
+    layer.dispose();
+  });
+
+  test('results are copies: changing one changes neither the trace nor later calls', () => {
+    const layer = engine.createAttention({ dModel: 8, numHeads: 2, seed: 11 });
+    const x = randomValues(3 * 8, 3);
+    const trace = layer.forward(x, 3);
+    const first = trace.weights(1);
+    first.fill(7);
+    expect(trace.weights(1)).not.toContain(7);
+    expect(layer.forward(x, 3).output()).toEqual(trace.output());
+    layer.dispose();
+  });
+
+  test('the same seed gives the same layer in both builds and every run', () => {
+    const x = randomValues(5 * 12, 4);
+    const a = engine.createAttention({ dModel: 12, numHeads: 3, seed: 42 });
+    const b = engine.createAttention({ dModel: 12, numHeads: 3, seed: 42 });
+    const c = engine.createAttention({ dModel: 12, numHeads: 3, seed: 43 });
+    expect(a.output(x, 5)).toEqual(b.output(x, 5));
+    expect(a.output(x, 5)).not.toEqual(c.output(x, 5));
+    [a, b, c].forEach((l) => l.dispose());
+  });
+
+  test('accepts plain arrays as well as Float32Arrays', () => {
+    const layer = engine.createAttention({ dModel: 4, numHeads: 1, seed: 12 });
+    const x = randomValues(8, 5);
+    expect(layer.output(Array.from(x), 2)).toEqual(layer.output(x, 2));
+    layer.dispose();
+  });
+});
+
+test('the SIMD and scalar builds agree to 1e-6', async () => {
+  const [simd, scalar] = await Promise.all([loadEngine({ simd: true }), loadEngine({ simd: false })]);
+  const x = randomValues(40 * 64, 13);
+  const outputs = [simd, scalar].map((e) => e.createAttention({ dModel: 64, numHeads: 8, causal: true, seed: 5 }).forward(x, 40));
+  for (let h = 0; h < 8; h++) expect(maxAbsDiff(outputs[0].weights(h), outputs[1].weights(h))).toBeLessThan(1e-6);
+  expect(maxAbsDiff(outputs[0].output(), outputs[1].output())).toBeLessThan(1e-6);
+  simd.dispose();
+  scalar.dispose();
+});

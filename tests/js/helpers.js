@@ -1,0 +1,101 @@
+// Shared by the Jest suites: the builds to run against, the torch fixtures, and a float64
+// reference of multi-head attention written directly from the definition.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** Every suite runs once per WASM build. */
+export const BUILDS = [['simd', { simd: true }], ['scalar', { simd: false }]];
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/attention/', import.meta.url));
+export const FIXTURE_CASES = ['n7_d12_h3', 'n7_d12_h3_causal', 'n7_d12_h3_keymask', 'n33_d64_h4', 'n33_d64_h4_causal'];
+
+/** Reads one folder written by tools/make_attention_fixtures.py. */
+export function readFixture(name) {
+  const fixture = { tensors: {} };
+  for (const line of readFileSync(`${FIXTURES}${name}/case.txt`, 'utf8').trim().split('\n')) {
+    const [key, ...rest] = line.split(' ');
+    if (key === 'tensor') {
+      const [tensor, ...dims] = rest;
+      const bytes = readFileSync(`${FIXTURES}${name}/${tensor}.f32`);
+      const values = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4).slice();
+      if (values.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`${name}/${tensor}.f32 has the wrong size`);
+      fixture.tensors[tensor] = values;
+    } else {
+      fixture[key] = Number(rest[0]);
+    }
+  }
+  if (fixture.key_mask) fixture.keyMask = new Uint8Array(readFileSync(`${FIXTURES}${name}/key_mask.u8`));
+  return fixture;
+}
+
+/** Deterministic values in [-limit, limit) (a small LCG, so tests need no seedable library). */
+export function randomValues(count, seed, limit = 1) {
+  const out = new Float32Array(count);
+  let s = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s / 2 ** 32 * 2 - 1) * limit;
+  }
+  return out;
+}
+
+/** Seeded weights in the engine's convention, for layers whose weights the test must know. */
+export function randomWeights(d, seed) {
+  const w = {};
+  ['wq', 'wk', 'wv', 'wo'].forEach((name, i) => { w[name] = randomValues(d * d, seed + i, 1 / Math.sqrt(d)); });
+  ['bq', 'bk', 'bv', 'bo'].forEach((name, i) => { w[name] = randomValues(d, seed + 10 + i, 0.1); });
+  return w;
+}
+
+/** input (n, d) · W (d, d) + b, in float64. */
+function linear(input, n, d, W, b) {
+  const y = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < d; c++) {
+      let acc = b[c];
+      for (let p = 0; p < d; p++) acc += input[i * d + p] * W[p * d + c];
+      y[i * d + c] = acc;
+    }
+  }
+  return y;
+}
+
+/** Multi-head attention in float64: { weights: h × Float64Array(n·n), output: Float64Array(n·d) }. */
+export function referenceAttention(x, n, d, h, causal, w, keyMask) {
+  const dh = d / h;
+  const q = linear(x, n, d, w.wq, w.bq), k = linear(x, n, d, w.wk, w.bk), v = linear(x, n, d, w.wv, w.bv);
+  const concat = new Float64Array(n * d);
+  const weights = [];
+  for (let head = 0; head < h; head++) {
+    const a = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) {
+      const visible = (j) => !(causal && j > i) && (!keyMask || keyMask[j]);
+      let max = -Infinity;
+      for (let j = 0; j < n; j++) {
+        if (!visible(j)) continue;
+        let dot = 0;
+        for (let p = 0; p < dh; p++) dot += q[i * d + head * dh + p] * k[j * d + head * dh + p];
+        a[i * n + j] = dot / Math.sqrt(dh);
+        max = Math.max(max, a[i * n + j]);
+      }
+      let sum = 0;
+      for (let j = 0; j < n; j++) sum += (a[i * n + j] = visible(j) ? Math.exp(a[i * n + j] - max) : 0);
+      for (let j = 0; j < n; j++) a[i * n + j] = sum > 0 ? a[i * n + j] / sum : 0;
+      for (let p = 0; p < dh; p++) {
+        let acc = 0;
+        for (let j = 0; j < n; j++) acc += a[i * n + j] * v[j * d + head * dh + p];
+        concat[i * d + head * dh + p] = acc;
+      }
+    }
+    weights.push(a);
+  }
+  return { weights, output: linear(concat, n, d, w.wo, w.bo) };
+}
+
+/** Largest absolute difference between two equally long arrays. */
+export function maxAbsDiff(a, b) {
+  if (a.length !== b.length) throw new Error(`lengths differ: ${a.length} vs ${b.length}`);
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+  return max;
+}

@@ -1,0 +1,43 @@
+// Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD and scalar
+// modules to dist/ (and the WASM test runners); `node tools/build.js native` builds the native
+// library and its GoogleTest suite. CMake decides what is stale, so a second run is quick.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const BUILDS = {
+  wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'] },
+  native: { dir: 'build/native', configure: ['cmake'] },
+};
+
+function run(command, args) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.error?.code === 'ENOENT') {
+    throw new Error(`${command} was not found. Install the Debian packages listed in README.md (bash .ci/run does it).`);
+  }
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
+}
+
+function build(name) {
+  const { dir, configure } = BUILDS[name];
+  if (!existsSync(`${root}/${dir}/CMakeCache.txt`)) {
+    run(configure[0], [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release']);
+  }
+  run('cmake', ['--build', dir, '--parallel', String(availableParallelism())]);
+}
+
+const names = process.argv.slice(2);
+const unknown = names.filter((n) => !(n in BUILDS));
+if (names.length === 0 || unknown.length) {
+  console.error(`usage: node tools/build.js ${Object.keys(BUILDS).join('|')} …`);
+  process.exit(2);
+}
+try {
+  names.forEach(build);
+} catch (error) {
+  console.error(`build: ${error.message}`);
+  process.exit(1);
+}
