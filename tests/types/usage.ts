@@ -1,0 +1,21 @@
+// Compiled (not run) by `tsc -p tests/types`: the hand-written .d.ts files must describe the
+// package as the README uses it. A wrong or missing declaration fails the type check.
+import { loadEngine, simdSupported, type AttentionTrace, type Engine } from 'multihead';
+
+const engine: Engine = await loadEngine({ simd: simdSupported() });
+const build: 'simd' | 'scalar' = engine.build;
+const layer = engine.createAttention({ dModel: 12, numHeads: 3, causal: true, seed: 1 });
+const trace: AttentionTrace = layer.forward(new Float32Array(7 * 12), 7, { keyMask: [1, 1, 1, 1, 1, 0, 0] });
+const parts: Float32Array[] = [
+  trace.weights(0), trace.scores(0), trace.queries(1), trace.keys(1), trace.values(2), trace.headOutput(2),
+  trace.concat(), trace.output(), layer.output([0.5, 0.25], 1),
+];
+const sizes: number[] = [trace.nTokens, trace.dHead, engine.limits.maxTokens, engine.memory().usedBytes, parts.length];
+console.log(build, sizes, layer.disposed);
+layer.dispose();
+engine.dispose();
+
+// @ts-expect-error numHeads is required
+engine.createAttention({ dModel: 12, seed: 1 });
+// @ts-expect-error weights must have all eight arrays
+engine.createAttention({ dModel: 4, numHeads: 1, weights: { wq: new Float32Array(16) } });

@@ -1,0 +1,29 @@
+import { AttentionTrace } from './trace.js';
+
+export interface ForwardOptions {
+  /** One entry per token: 1 (or true) = the key is visible, 0 (or false) = hidden (padding). */
+  keyMask?: Uint8Array | ArrayLike<number | boolean>;
+}
+
+/**
+ * A multi-head self-attention layer living in WASM memory. Every method checks its arguments
+ * first and throws a TypeError or RangeError that names the bad one.
+ */
+export class Attention {
+  private constructor();
+  readonly dModel: number;
+  readonly numHeads: number;
+  readonly dHead: number;
+  readonly causal: boolean;
+  /** True once dispose() has run. */
+  readonly disposed: boolean;
+  /**
+   * Runs the layer on x, (nTokens × dModel) row-major, and returns every intermediate.
+   * A query that can see no key (all hidden) gets zero weights, never NaN.
+   */
+  forward(x: Float32Array | ArrayLike<number>, nTokens: number, options?: ForwardOptions): AttentionTrace;
+  /** The same computation keeping no intermediates: the output, (nTokens × dModel) row-major. */
+  output(x: Float32Array | ArrayLike<number>, nTokens: number, options?: ForwardOptions): Float32Array;
+  /** Frees the layer's WASM memory. Later calls throw; a second dispose() does nothing. */
+  dispose(): void;
+}

@@ -1,0 +1,67 @@
+import { Attention } from './attention.js';
+
+export interface EngineOptions {
+  /**
+   * Which WASM build to load. Omitted: the SIMD build where WebAssembly SIMD is supported, the
+   * scalar build elsewhere. `false` forces the scalar build; `true` fails where SIMD is missing.
+   */
+  simd?: boolean;
+}
+
+/**
+ * Weights of one layer, in the engine's convention Q = X·W_q + b_q: each matrix is
+ * (dModel_in × dModel_out) row-major, each bias has dModel values. Head i uses columns
+ * [i·dHead, (i+1)·dHead). (PyTorch's nn.Linear stores the transpose.)
+ */
+export interface AttentionWeights {
+  wq: Float32Array | number[];
+  wk: Float32Array | number[];
+  wv: Float32Array | number[];
+  wo: Float32Array | number[];
+  bq: Float32Array | number[];
+  bk: Float32Array | number[];
+  bv: Float32Array | number[];
+  bo: Float32Array | number[];
+}
+
+export interface AttentionConfig {
+  /** Width of the token vectors, 1 to engine.limits.maxDModel. */
+  dModel: number;
+  /** Number of heads; must divide dModel. dHead = dModel / numHeads. */
+  numHeads: number;
+  /** Query i sees only keys 0…i. Default false. */
+  causal?: boolean;
+  /** The layer's weights. Give exactly one of `weights` and `seed`. */
+  weights?: AttentionWeights;
+  /** Seed (0 to 2³²−1) for deterministic random weights, identical in every build and browser. */
+  seed?: number;
+}
+
+export interface EngineMemory {
+  /** Bytes currently allocated on the WASM heap. Unchanged after create/forward/dispose cycles. */
+  usedBytes: number;
+  /** Size of the WASM heap; it grows on demand (up to 2 GiB) and never shrinks. */
+  heapBytes: number;
+}
+
+/** Loads a WASM build. Throws if the build is missing or `options` are invalid. */
+export function loadEngine(options?: EngineOptions): Promise<Engine>;
+
+export class Engine {
+  private constructor();
+  /** True for the SIMD build. */
+  readonly simd: boolean;
+  /** 'simd' or 'scalar': the build this engine runs. */
+  readonly build: 'simd' | 'scalar';
+  /** Largest accepted sizes. A forward pass is also refused (RangeError) if it would need over 1 GiB. */
+  readonly limits: { readonly maxTokens: number; readonly maxDModel: number };
+  /**
+   * Creates a layer in WASM memory. Throws TypeError/RangeError naming the bad argument.
+   * Call `dispose()` on the layer when done: WASM memory is not garbage-collected.
+   */
+  createAttention(config: AttentionConfig): Attention;
+  /** Heap usage, for seeing that dispose() returns memory. */
+  memory(): EngineMemory;
+  /** Disposes every layer this engine made. The engine cannot be used afterwards. */
+  dispose(): void;
+}

@@ -1,0 +1,28 @@
+/**
+ * Everything one forward pass computed. Plain JavaScript data: it stays valid after later calls
+ * and after dispose(). Every accessor returns a new row-major Float32Array (a copy), and throws a
+ * RangeError for a head outside 0…numHeads−1.
+ */
+export class AttentionTrace {
+  private constructor();
+  readonly nTokens: number;
+  readonly dModel: number;
+  readonly numHeads: number;
+  readonly dHead: number;
+  /** Attention weights of a head, (nTokens × nTokens): row = query, column = key; rows sum to 1. */
+  weights(head: number): Float32Array;
+  /** Scaled scores Q_i·K_iᵀ/√dHead of a head, (nTokens × nTokens); -Infinity where a key is hidden. */
+  scores(head: number): Float32Array;
+  /** Q_i = X·W_q + b_q restricted to the head's columns, (nTokens × dHead). */
+  queries(head: number): Float32Array;
+  /** K_i, (nTokens × dHead). */
+  keys(head: number): Float32Array;
+  /** V_i, (nTokens × dHead). */
+  values(head: number): Float32Array;
+  /** The head's output weights(head)·values(head), (nTokens × dHead). */
+  headOutput(head: number): Float32Array;
+  /** Every head's output side by side, (nTokens × dModel). */
+  concat(): Float32Array;
+  /** The layer's output concat()·W_o + b_o, (nTokens × dModel). */
+  output(): Float32Array;
+}
