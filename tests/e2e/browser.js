@@ -1,0 +1,67 @@
+// Headless Chromium for the e2e tests: Debian's /usr/bin/chromium driven by playwright-core.
+// One browser per test file, with a fresh profile that close() removes. Each run() opens a page,
+// waits for it to publish window.__done or window.__error, and saves a screenshot.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url)); // git-ignored
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Starts Chromium. Resolves to { run(url, name), close() }. */
+export async function launchBrowser() {
+  // Playwright refuses --user-data-dir in args: the profile directory is passed this way instead.
+  const profile = await mkdtemp(join(tmpdir(), 'multihead-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    });
+  } catch (error) {
+    await rm(profile, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    run: (url, name) => run(context, url, name),
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Loads `url` and waits for the page to finish. Resolves to { result, error, problems, responses }:
+ * window.__result and window.__error, every console error, uncaught page error and failed
+ * request (tests expect none), and the { url, status, type } of every response.
+ * Saves screenshots/<name>.png.
+ */
+async function run(context, url, name, timeout = 30000) {
+  const page = await context.newPage();
+  const problems = [];
+  const responses = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('response', (response) => {
+    responses.push({ url: response.url(), status: response.status(), type: response.headers()['content-type'] });
+  });
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => window.__done || window.__error, null, { timeout }).catch((error) => {
+      throw new Error(`${url} set neither window.__done nor window.__error (${error.message}); ` +
+        `problems: ${problems.join('; ') || 'none'}`);
+    });
+    const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    return { result, error, problems, responses };
+  } finally {
+    await page.close();
+  }
+}

@@ -1,0 +1,99 @@
+// Loads the package the ways a user would, in headless Chromium: as plain ES modules in a page and
+// in a module worker, and from a Vite production bundle. For both WASM builds, each must compute
+// what the same code computes in this Node process. One browser and one vite build per run.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startServer } from '../../tools/serve.js';
+import { loadEngine } from '../../web/src/index.js';
+import { launchBrowser } from './browser.js';
+import { runCase } from './pages/compute.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const BUILDS = [['SIMD', 'simd', true], ['scalar', 'scalar', false]];
+
+let browser, repoServer, bundleServer, bundleDir, buildLog;
+
+beforeAll(async () => {
+  // Outside the repository, so a test run leaves no build output behind.
+  bundleDir = await mkdtemp(join(tmpdir(), 'multihead-bundle-'));
+  // A child process: rolldown's native binding does not work inside Jest's sandbox (see build.js).
+  const { stderr } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('./bundle/build.js', import.meta.url)), bundleDir]);
+  buildLog = stderr;
+  [browser, repoServer, bundleServer] = await Promise.all([
+    launchBrowser(), startServer({ root: REPO }), startServer({ root: bundleDir }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), repoServer?.close(), bundleServer?.close()]);
+  await rm(bundleDir, { recursive: true, force: true });
+});
+
+/** Every number runCase() publishes agrees with Node's to 1e-6 (they should be bit-identical). */
+function expectSameAttention(actual, expected) {
+  expect(actual.build).toBe(expected.build);
+  expect(actual.outputSum).toBeCloseTo(expected.outputSum, 6);
+  for (const key of ['rowSums', 'weights', 'output']) {
+    expect(actual[key]).toHaveLength(expected[key].length);
+    expect(maxAbsDiff(actual[key], expected[key])).toBeLessThan(1e-6);
+  }
+}
+
+function maxAbsDiff(a, b) {
+  return a.reduce((max, value, i) => Math.max(max, Math.abs(value - b[i])), 0);
+}
+
+/** The WASM files a page fetched, as [path, status, content type]. */
+function wasmFetches(responses) {
+  return responses.filter((r) => r.url.endsWith('.wasm')).map((r) => [new URL(r.url).pathname, r.status, r.type]);
+}
+
+describe.each(BUILDS)('the %s build', (_, build, simd) => {
+  let expected;
+  beforeAll(async () => { expected = await runCase(loadEngine, simd); });
+
+  test('is the one Node loads when asked, and its attention rows sum to 1', () => {
+    expect(expected.build).toBe(build);
+    for (const sum of expected.rowSums) expect(sum).toBeCloseTo(1, 5);
+  });
+
+  test('computes the same attention in a page, a worker and a Node process', async () => {
+    const run = await browser.run(`${repoServer.url}tests/e2e/pages/load.html?simd=${Number(simd)}`, `page-${build}`);
+    expect(run.error).toBeUndefined();
+    expect(run.problems).toEqual([]);
+    expect(run.result.workerScope).toBe('DedicatedWorkerGlobalScope');
+    expectSameAttention(run.result.page, expected);
+    expectSameAttention(run.result.worker, expected);
+    // Once for the page, once for the worker, straight from dist/.
+    const fetched = [`/dist/multihead-${build}.wasm`, 200, 'application/wasm'];
+    expect(wasmFetches(run.responses)).toEqual([fetched, fetched]);
+  });
+
+  test('computes the same attention from a Vite production bundle', async () => {
+    const run = await browser.run(`${bundleServer.url}?simd=${Number(simd)}`, `bundle-${build}`);
+    expect(run.error).toBeUndefined();
+    expect(run.problems).toEqual([]);
+    expectSameAttention(run.result.page, expected);
+    // The glue's new URL('multihead-<build>.wasm', import.meta.url) was rewritten to the hashed asset.
+    expect(wasmFetches(run.responses)).toEqual([
+      [expect.stringMatching(new RegExp(`^/assets/multihead-${build}-[\\w-]+\\.wasm$`)), 200, 'application/wasm'],
+    ]);
+  });
+});
+
+test('the Vite build emits both WASM builds as hashed assets, byte for byte, without warnings', async () => {
+  expect(buildLog).toBe('');
+  const assets = await readdir(join(bundleDir, 'assets'));
+  for (const build of ['simd', 'scalar']) {
+    const emitted = assets.filter((f) => new RegExp(`^multihead-${build}-[\\w-]+\\.wasm$`).test(f));
+    expect(emitted).toHaveLength(1);
+    const [bytes, original] = await Promise.all([
+      readFile(join(bundleDir, 'assets', emitted[0])), readFile(join(REPO, `dist/multihead-${build}.wasm`)),
+    ]);
+    expect(bytes.equals(original)).toBe(true);
+  }
+});

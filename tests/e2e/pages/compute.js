@@ -1,0 +1,33 @@
+// The one forward pass the loading tests run everywhere: in a page, a module worker, a Vite
+// bundle and Node. loadEngine is passed in so each caller uses the package as it imported it.
+// Not an accuracy test (tests/js has those): it only shows that every way of loading agrees.
+
+export const CASE = Object.freeze({ dModel: 12, numHeads: 3, causal: true, seed: 1, nTokens: 5 });
+
+/** The input tokens (nTokens × dModel): exact binary fractions in [-2, 2], identical in every JS engine. */
+export function caseInput() {
+  const { nTokens, dModel } = CASE;
+  return Float32Array.from({ length: nTokens * dModel }, (_, i) => ((i * 37) % 17) / 4 - 2);
+}
+
+/**
+ * Loads the requested build (simd undefined = feature detection), runs CASE and returns plain
+ * numbers, which survive postMessage and page.evaluate unchanged.
+ */
+export async function runCase(loadEngine, simd) {
+  const engine = await loadEngine({ simd });
+  try {
+    const { nTokens, ...config } = CASE;
+    const trace = engine.createAttention(config).forward(caseInput(), nTokens);
+    const output = Array.from(trace.output()); // (nTokens, dModel)
+    const weights = Array.from(trace.weights(0)); // head 0, (nTokens, nTokens)
+    const rowSums = Array.from({ length: nTokens }, (_, i) => sum(weights.slice(i * nTokens, (i + 1) * nTokens)));
+    return { build: engine.build, outputSum: sum(output), rowSums, weights, output };
+  } finally {
+    engine.dispose(); // also disposes the layer
+  }
+}
+
+function sum(values) {
+  return values.reduce((a, b) => a + b, 0);
+}

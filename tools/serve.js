@@ -1,0 +1,94 @@
+// A small static file server: serves one directory tree over HTTP on 127.0.0.1, for the browser
+// tests and `npm start`. `node tools/serve.js [root=.] [port=8080]` serves and prints the URL.
+// It serves files and a directory's index.html only: no listings, no caching, no HTTPS. Browsers
+// need it because they refuse ES modules and .wasm fetches from file:// URLs.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MIME_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  // WebAssembly.instantiateStreaming rejects any other type for .wasm.
+  '.wasm': 'application/wasm',
+  '.safetensors': 'application/octet-stream',
+  '.bin': 'application/octet-stream',
+};
+
+/** Serves `root` until close(); port 0 picks a free port. Resolves to { url, close() }. */
+export function startServer({ root, port = 0, host = '127.0.0.1' }) {
+  const base = resolve(root);
+  const server = createServer((request, response) => {
+    respond(base, request, response).catch((error) => {
+      if (!response.headersSent) send(response, 500, `Internal error: ${error.message}`);
+      else response.destroy(error);
+    });
+  });
+  return new Promise((ready, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      const url = `http://${host}:${server.address().port}/`;
+      // closeAllConnections: browsers keep idle connections alive, which would hold close() open.
+      const close = () => new Promise((done) => { server.close(done); server.closeAllConnections(); });
+      ready({ url, close });
+    });
+  });
+}
+
+async function respond(base, request, response) {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return send(response, 405, `${request.method} is not supported`, { Allow: 'GET, HEAD' });
+  }
+  let pathname;
+  try {
+    pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+  } catch {
+    return send(response, 400, `Malformed URL: ${request.url}`);
+  }
+  let file = insideRoot(base, pathname);
+  if (file === null) return send(response, 403, `Outside the served directory: ${request.url}`);
+  let info = await stat(file).catch(() => null);
+  if (info?.isDirectory()) {
+    // Without the trailing slash, the index page's relative URLs would resolve one level up.
+    if (!pathname.endsWith('/')) return send(response, 301, 'Moved', { Location: `${pathname}/` });
+    file = join(file, 'index.html');
+    info = await stat(file).catch(() => null);
+  }
+  if (!info?.isFile()) return send(response, 404, `Not found: ${request.url}`);
+  response.writeHead(200, {
+    'Content-Type': MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': info.size,
+    'Cache-Control': 'no-store',
+  });
+  if (request.method === 'HEAD') return response.end();
+  createReadStream(file).on('error', (error) => response.destroy(error)).pipe(response);
+}
+
+/** The path `pathname` names inside `base`, or null when it escapes `base`. */
+function insideRoot(base, pathname) {
+  // URL parsing already removed plain "..", but a decoded "..%2f" still climbs, hence this check.
+  if (pathname.includes('\0')) return null;
+  const path = resolve(base, `.${pathname}`);
+  return path === base || path.startsWith(base + sep) ? path : null;
+}
+
+function send(response, status, message, headers = {}) {
+  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  response.end(`${message}\n`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [root = '.', port = '8080'] = process.argv.slice(2);
+  const { url } = await startServer({ root, port: Number(port) });
+  console.log(`Serving ${resolve(root)} at ${url} (Ctrl+C stops)`);
+}
