@@ -161,6 +161,50 @@ TEST_P(KernelTest, WeightedSumMatchesFloat64AcrossTileTails) {
   }
 }
 
+TEST_P(KernelTest, LayerNormMatchesFloat64AcrossTails) {
+  for (size_t n = 1; n <= 19; ++n) {
+    Strided x(3, n, 60);
+    for (size_t j = 0; j < n; ++j) x.at(2, j) = 1000.0f + x.at(2, j);  // large mean, small spread
+    const std::vector<float> gamma = random_values(n, 61), beta = random_values(n, 62);
+    Strided y(3, n, 63);
+    k().layer_norm(3, n, x.data.data(), x.stride, gamma.data(), beta.data(), 1e-5f, y.data.data(), y.stride);
+    for (size_t i = 0; i < 3; ++i) {
+      double mean = 0, var = 0;
+      for (size_t j = 0; j < n; ++j) mean += x.at(i, j);
+      mean /= n;
+      for (size_t j = 0; j < n; ++j) var += (x.at(i, j) - mean) * (x.at(i, j) - mean);
+      var /= n;
+      for (size_t j = 0; j < n; ++j) {
+        const double want = (x.at(i, j) - mean) / std::sqrt(var + 1e-5) * gamma[j] + beta[j];
+        ASSERT_NEAR(y.at(i, j), want, 2e-4) << "n=" << n << " row " << i;
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, LayerNormInPlaceEqualsOutOfPlace) {
+  Strided x(2, 11, 64);
+  const std::vector<float> gamma = random_values(11, 65), beta = random_values(11, 66);
+  std::vector<float> out(2 * x.stride);
+  k().layer_norm(2, 11, x.data.data(), x.stride, gamma.data(), beta.data(), 1e-12f, out.data(), x.stride);
+  k().layer_norm(2, 11, x.data.data(), x.stride, gamma.data(), beta.data(), 1e-12f, x.data.data(), x.stride);
+  for (size_t i = 0; i < 2; ++i) {
+    for (size_t j = 0; j < 11; ++j) ASSERT_EQ(x.at(i, j), out[i * x.stride + j]);
+  }
+}
+
+TEST_P(KernelTest, GeluMatchesTheErfFormulaInFloat64AcrossTails) {
+  for (size_t count = 1; count <= 11; ++count) {
+    std::vector<float> x = random_values(count, 70 + count, 6.0f), y(count);
+    x[0] = count % 2 ? 0.0f : -9.0f;
+    k().gelu(count, x.data(), y.data());
+    for (size_t i = 0; i < count; ++i) {
+      const double want = 0.5 * x[i] * (1 + std::erf(x[i] / std::sqrt(2.0)));
+      ASSERT_NEAR(y[i], want, 1e-6 * (1 + std::fabs(x[i]))) << "x=" << x[i];
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryKernelSet, KernelTest, ::testing::ValuesIn(kernel_sets()),
                          [](const auto& info) { return std::string(info.param->name); });
 
@@ -204,6 +248,19 @@ TEST_F(SimdTwinTest, ScoresSoftmaxAndWeightedSumAgreeWithScalar) {
       scalar.weighted_sum(n, n, d, s2.data(), n, v.data.data(), v.stride, true, o2.data(), d);
       ASSERT_EQ(o1, o2) << "weighted sum n=" << n << " d=" << d;
     }
+  }
+}
+
+TEST_F(SimdTwinTest, LayerNormAndGeluAgreeWithScalar) {
+  for (size_t n = 1; n <= 21; ++n) {
+    const std::vector<float> x = random_values(4 * n, 80, 4.0f), gamma = random_values(n, 81), beta = random_values(n, 82);
+    std::vector<float> y1(4 * n), y2(4 * n);
+    simd.layer_norm(4, n, x.data(), n, gamma.data(), beta.data(), 1e-12f, y1.data(), n);
+    scalar.layer_norm(4, n, x.data(), n, gamma.data(), beta.data(), 1e-12f, y2.data(), n);
+    for (size_t i = 0; i < 4 * n; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-5) << "layer norm n=" << n;
+    simd.gelu(4 * n, x.data(), y1.data());
+    scalar.gelu(4 * n, x.data(), y2.data());
+    for (size_t i = 0; i < 4 * n; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-6) << "gelu x=" << x[i];
   }
 }
 

@@ -32,6 +32,14 @@ using SoftmaxFn = void (*)(size_t m, size_t n, const float* s, size_t lds, float
 using WeightedSumFn = void (*)(size_t m, size_t n, size_t d, const float* p, size_t ldp,
                                const float* v, size_t ldv, bool causal, float* o, size_t ldo);
 
+// Y = layer normalisation of each row of X: (x − mean)/√(variance + eps)·gamma + beta.
+// X, Y (m, n) with their strides, Y may be X; gamma, beta (n).
+using LayerNormFn = void (*)(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
+                             const float* beta, float eps, float* y, size_t ldy);
+
+// y = GELU(x) elementwise, erf form. x, y (count), y may be x.
+using GeluFn = void (*)(size_t count, const float* x, float* y);
+
 void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                      size_t ldb, const float* bias, float* c, size_t ldc);
 void f32_scores_scalar(size_t m, size_t n, size_t d, float scale, const float* q, size_t ldq,
@@ -40,6 +48,9 @@ void f32_scores_scalar(size_t m, size_t n, size_t d, float scale, const float* q
 void f32_softmax_scalar(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_weighted_sum_scalar(size_t m, size_t n, size_t d, const float* p, size_t ldp,
                              const float* v, size_t ldv, bool causal, float* o, size_t ldo);
+void f32_layer_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
+                           const float* beta, float eps, float* y, size_t ldy);
+void f32_gelu_scalar(size_t count, const float* x, float* y);
 
 #ifdef __wasm_simd128__
 void f32_gemm_wasmsimd_4x8(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
@@ -50,6 +61,9 @@ void f32_scores_wasmsimd_1x4(size_t m, size_t n, size_t d, float scale, const fl
 void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_weighted_sum_wasmsimd_4x8(size_t m, size_t n, size_t d, const float* p, size_t ldp,
                                    const float* v, size_t ldv, bool causal, float* o, size_t ldo);
+void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
+                             const float* beta, float eps, float* y, size_t ldy);
+void f32_gelu_wasmsimd(size_t count, const float* x, float* y);
 #endif
 
 // One complete set of kernels, named for reports ("scalar", "wasmsimd").
@@ -59,6 +73,8 @@ struct KernelSet {
   ScoresFn scores;
   SoftmaxFn softmax;
   WeightedSumFn weighted_sum;
+  LayerNormFn layer_norm;
+  GeluFn gelu;
 };
 
 const KernelSet& scalar_kernels();

@@ -5,17 +5,9 @@
 
 #include "key-visibility.h"
 #include "multihead/kernels.h"
+#include "wasmsimd-lanes.h"
 
 namespace multihead::kernels {
-namespace {
-
-inline float lane_sum(v128_t v) {
-  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
-         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-}
-
-}  // namespace
-
 void f32_scores_wasmsimd_1x4(size_t m, size_t n, size_t d, float scale, const float* q, size_t ldq,
                              const float* k, size_t ldk, const uint8_t* key_mask, bool causal,
                              float* s, size_t lds) {

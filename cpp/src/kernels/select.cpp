@@ -6,14 +6,15 @@ namespace multihead::kernels {
 
 const KernelSet& scalar_kernels() {
   static const KernelSet set{"scalar", f32_gemm_scalar, f32_scores_scalar, f32_softmax_scalar,
-                             f32_weighted_sum_scalar};
+                             f32_weighted_sum_scalar, f32_layer_norm_scalar, f32_gelu_scalar};
   return set;
 }
 
 const KernelSet& active_kernels() {
 #ifdef __wasm_simd128__
   static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_4x8, f32_scores_wasmsimd_1x4,
-                             f32_softmax_wasmsimd, f32_weighted_sum_wasmsimd_4x8};
+                             f32_softmax_wasmsimd, f32_weighted_sum_wasmsimd_4x8, f32_layer_norm_wasmsimd,
+                             f32_gelu_wasmsimd};
   return set;
 #else
   return scalar_kernels();
