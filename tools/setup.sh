@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine with Node 20 lacks for building and testing multihead:
-# Debian's Emscripten, Eigen, CMake, GoogleTest and Chromium, then the npm dependencies.
+# Debian's Emscripten, Eigen, nlohmann-json, CMake, GoogleTest and Chromium, then the npm dependencies.
 # Runs before `npm test` and `npm start`; when everything is present it only checks and returns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(emscripten libeigen3-dev cmake g++ libgtest-dev chromium)
+packages=(emscripten libeigen3-dev nlohmann-json3-dev cmake g++ libgtest-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,8 +20,8 @@ void check_size(const char* name, size_t got, size_t want, const std::string& ex
   }
 }
 
-void check_finite(const char* name, const std::vector<float>& values) {
-  for (size_t i = 0; i < values.size(); ++i) {
+void check_finite(const char* name, const float* values, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
     if (!std::isfinite(values[i])) {
       throw std::invalid_argument(std::string(name) + "[" + str(i) + "] is " +
                                   (std::isnan(values[i]) ? "NaN" : "infinite") + ", expected a finite number");
@@ -53,13 +53,13 @@ const AttentionConfig& checked(const AttentionConfig& c) {
 
 Matrix square(const char* name, const std::vector<float>& w, int d) {
   check_size(name, w.size(), size_t(d) * d, "d_model × d_model = " + std::to_string(d) + " × " + std::to_string(d));
-  check_finite(name, w);
+  check_finite(name, w.data(), w.size());
   return ConstMatrixMap(w.data(), d, d);
 }
 
 Vector row(const char* name, const std::vector<float>& b, int d) {
   check_size(name, b.size(), size_t(d), "d_model");
-  check_finite(name, b);
+  check_finite(name, b.data(), b.size());
   return Eigen::Map<const Vector>(b.data(), d);
 }
 
@@ -84,7 +84,7 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionW
       bv_(row("bv", w.bv, config.d_model)),
       bo_(row("bo", w.bo, config.d_model)) {}
 
-void MultiHeadAttention::check_input(const std::vector<float>& x, int n_tokens,
+void MultiHeadAttention::check_input(const float* x, size_t x_size, int n_tokens,
                                      const std::vector<uint8_t>& key_mask, bool keep_trace) const {
   if (n_tokens < 1) throw std::invalid_argument("n_tokens must be at least 1, got " + std::to_string(n_tokens));
   if (n_tokens > kMaxTokens) {
@@ -97,23 +97,32 @@ void MultiHeadAttention::check_input(const std::vector<float>& x, int n_tokens,
                             std::to_string(std::llround(bytes / (1 << 20))) + " MiB, above the limit of " +
                             str(kMaxForwardBytes >> 20) + " MiB");
   }
-  check_size("x", x.size(), size_t(n_tokens) * config_.d_model,
+  check_size("x", x_size, size_t(n_tokens) * config_.d_model,
              "n_tokens × d_model = " + std::to_string(n_tokens) + " × " + std::to_string(config_.d_model));
-  check_finite("x", x);
+  check_finite("x", x, x_size);
   if (!key_mask.empty()) check_size("key_mask", key_mask.size(), size_t(n_tokens), "n_tokens");
 }
 
 AttentionTrace MultiHeadAttention::forward(const std::vector<float>& x, int n_tokens,
                                            const std::vector<uint8_t>& key_mask) const {
-  check_input(x, n_tokens, key_mask, true);
+  return traced(x.data(), x.size(), n_tokens, key_mask);
+}
+
+AttentionTrace MultiHeadAttention::forward(const Matrix& x, const std::vector<uint8_t>& key_mask) const {
+  return traced(x.data(), x.size(), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), key_mask);
+}
+
+AttentionTrace MultiHeadAttention::traced(const float* x, size_t x_size, int n_tokens,
+                                          const std::vector<uint8_t>& key_mask) const {
+  check_input(x, x_size, n_tokens, key_mask, true);
   AttentionTrace trace;
-  run(x.data(), n_tokens, key_mask.empty() ? nullptr : key_mask.data(), trace, true);
+  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), trace, true);
   return trace;
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
                                           const std::vector<uint8_t>& key_mask) const {
-  check_input(x, n_tokens, key_mask, false);
+  check_input(x.data(), x.size(), n_tokens, key_mask, false);
   AttentionTrace scratch;
   run(x.data(), n_tokens, key_mask.empty() ? nullptr : key_mask.data(), scratch, false);
   return std::move(scratch.output);

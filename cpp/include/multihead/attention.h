@@ -59,6 +59,8 @@ class MultiHeadAttention {
   // x (n, d) row-major, flattened; key_mask (n) with nonzero = visible, or empty for all visible.
   AttentionTrace forward(const std::vector<float>& x, int n_tokens,
                          const std::vector<uint8_t>& key_mask = {}) const;
+  // x (n, d): one token per row.
+  AttentionTrace forward(const Matrix& x, const std::vector<uint8_t>& key_mask = {}) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.
   Matrix forward_output(const std::vector<float>& x, int n_tokens,
                         const std::vector<uint8_t>& key_mask = {}) const;
@@ -67,7 +69,8 @@ class MultiHeadAttention {
   int d_head() const { return config_.d_model / config_.n_heads; }
 
  private:
-  void check_input(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
+  AttentionTrace traced(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask) const;
+  void check_input(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
                    bool keep_trace) const;
   void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace) const;
 

@@ -1,0 +1,73 @@
+// A BERT-style encoder (the architecture of Hugging Face's BertModel) built from
+// MultiHeadAttention layers: token + position + token-type embeddings, an embedding LayerNorm,
+// then post-LN blocks of attention → add & LayerNorm → MLP (erf GELU) → add & LayerNorm.
+// It returns every layer's attention trace. No task heads (MLM, pooler): this is for looking.
+//
+// Loading validates the config, then every tensor's name and shape against it, before
+// allocating the model; errors are std::invalid_argument / std::length_error naming the field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "multihead/attention.h"
+#include "multihead/matrix.h"
+#include "multihead/safetensors.h"
+
+namespace multihead {
+
+struct ModelConfig {
+  int vocab_size = 0;
+  int hidden_size = 0;          // d
+  int num_hidden_layers = 0;
+  int num_attention_heads = 0;
+  int intermediate_size = 0;    // MLP width, ff
+  int max_position_embeddings = 0;
+  int type_vocab_size = 0;
+  float layer_norm_eps = 1e-12f;
+};
+
+// Limits checked before allocating: a model must fit in a 2 GB WASM heap with room to run.
+constexpr int kMaxVocabulary = 1 << 20;
+constexpr int kMaxLayers = 64;
+constexpr int kMaxIntermediate = 4 * kMaxDModel;
+
+// Reads and checks a Hugging Face config.json of model_type "bert" (hidden_act must be "gelu").
+ModelConfig parse_bert_config(const std::string& json_text);
+
+struct ModelTrace {
+  Matrix embeddings;                  // (n, d): after the embedding LayerNorm, the first layer's input
+  std::vector<AttentionTrace> layers; // one per block
+  Matrix hidden;                      // (n, d): the last block's output
+};
+
+class Model {
+ public:
+  // Tensor names are BertModel's, with or without a "bert." prefix (as in BertForMaskedLM files).
+  Model(const ModelConfig& config, const SafetensorsFile& weights);
+
+  // ids (n) with 0 ≤ id < vocab_size and 1 ≤ n ≤ max_position_embeddings; token type 0 throughout.
+  ModelTrace run(const std::vector<int32_t>& ids) const;
+  const ModelConfig& config() const { return config_; }
+
+ private:
+  struct Block {
+    MultiHeadAttention attention;
+    Vector ln1_gamma, ln1_beta;  // (d)
+    Matrix w1;                   // (d, ff), (in, out)
+    Vector b1;                   // (ff)
+    Matrix w2;                   // (ff, d), (in, out)
+    Vector b2;                   // (d)
+    Vector ln2_gamma, ln2_beta;  // (d)
+  };
+
+  ModelConfig config_;
+  Matrix word_embeddings_;      // (vocab, d)
+  Matrix position_embeddings_;  // (max_positions, d)
+  Vector token_type0_;          // (d): the row for token type 0
+  Vector ln_gamma_, ln_beta_;   // (d)
+  std::vector<Block> blocks_;
+};
+
+}  // namespace multihead

@@ -1,0 +1,169 @@
+// Model: config parsing, loading BertModel tensors by name, and the forward pass.
+#include "multihead/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "multihead/kernels.h"
+
+namespace multihead {
+namespace {
+
+using nlohmann::json;
+
+int config_int(const json& config, const char* key, int min, int max) {
+  if (!config.contains(key)) throw std::invalid_argument(std::string("config.json has no ") + key);
+  const json& value = config[key];
+  if (!value.is_number_integer()) throw std::invalid_argument(std::string("config.json ") + key + " must be an integer, got " + value.dump());
+  const int64_t v = value.get<int64_t>();
+  if (v < min || v > max) {
+    throw std::invalid_argument(std::string("config.json ") + key + " must be from " + std::to_string(min) + " to " +
+                                std::to_string(max) + ", got " + std::to_string(v));
+  }
+  return int(v);
+}
+
+void check_model_config(const ModelConfig& c) {
+  check_config({c.hidden_size, c.num_attention_heads, false});
+  if (c.vocab_size < 1 || c.vocab_size > kMaxVocabulary) throw std::length_error("vocab_size is " + std::to_string(c.vocab_size) + ", outside 1 to " + std::to_string(kMaxVocabulary));
+  if (c.num_hidden_layers < 1 || c.num_hidden_layers > kMaxLayers) throw std::length_error("num_hidden_layers is " + std::to_string(c.num_hidden_layers) + ", outside 1 to " + std::to_string(kMaxLayers));
+  if (c.intermediate_size < 1 || c.intermediate_size > kMaxIntermediate) throw std::length_error("intermediate_size is " + std::to_string(c.intermediate_size) + ", outside 1 to " + std::to_string(kMaxIntermediate));
+  if (c.max_position_embeddings < 1 || c.max_position_embeddings > kMaxTokens) throw std::length_error("max_position_embeddings is " + std::to_string(c.max_position_embeddings) + ", outside 1 to " + std::to_string(kMaxTokens));
+  if (c.type_vocab_size < 1 || c.type_vocab_size > 16) throw std::invalid_argument("type_vocab_size is " + std::to_string(c.type_vocab_size) + ", outside 1 to 16");
+  if (!(c.layer_norm_eps > 0 && c.layer_norm_eps < 1)) throw std::invalid_argument("layer_norm_eps must be in (0, 1), got " + std::to_string(c.layer_norm_eps));
+}
+
+// Reads tensors by BertModel name, checking each shape against the config.
+class TensorReader {
+ public:
+  explicit TensorReader(const SafetensorsFile& file)
+      : file_(file), prefix_(!file.contains("embeddings.word_embeddings.weight") && file.contains("bert.embeddings.word_embeddings.weight") ? "bert." : "") {}
+
+  std::vector<float> read(const std::string& name, std::vector<int64_t> shape) const {
+    const TensorInfo& t = file_.info(prefix_ + name);
+    if (t.shape != shape) {
+      throw std::invalid_argument(file_.label() + ": tensor '" + prefix_ + name + "' has shape " + str(t.shape) +
+                                  ", expected " + str(shape) + " from config.json");
+    }
+    std::vector<float> values = file_.read(prefix_ + name);
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i])) {
+        throw std::invalid_argument(file_.label() + ": tensor '" + prefix_ + name + "' value " + std::to_string(i) + " is not finite");
+      }
+    }
+    return values;
+  }
+  Matrix matrix(const std::string& name, int rows, int cols) const { return ConstMatrixMap(read(name, {rows, cols}).data(), rows, cols); }
+  Vector vector(const std::string& name, int size) const {
+    const std::vector<float> v = read(name, {size});
+    return Eigen::Map<const Vector>(v.data(), size);
+  }
+  // nn.Linear stores (out, in); the engine's convention is (in, out).
+  Matrix linear(const std::string& name, int in, int out) const { return matrix(name + ".weight", out, in).transpose(); }
+  std::vector<float> linear_flat(const std::string& name, int in, int out) const {
+    const Matrix w = linear(name, in, out);
+    return std::vector<float>(w.data(), w.data() + w.size());
+  }
+
+ private:
+  static std::string str(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+  }
+  const SafetensorsFile& file_;
+  std::string prefix_;
+};
+
+}  // namespace
+
+ModelConfig parse_bert_config(const std::string& json_text) {
+  const json config = json::parse(json_text, nullptr, false);
+  if (config.is_discarded() || !config.is_object()) throw std::invalid_argument("config.json is not a JSON object");
+  if (!config.contains("model_type") || config["model_type"] != "bert") {
+    throw std::invalid_argument("config.json model_type must be \"bert\", got " + (config.contains("model_type") ? config["model_type"].dump() : std::string("nothing")));
+  }
+  if (config.contains("hidden_act") && config["hidden_act"] != "gelu") {
+    throw std::invalid_argument("config.json hidden_act must be \"gelu\", got " + config["hidden_act"].dump());
+  }
+  ModelConfig c;
+  c.vocab_size = config_int(config, "vocab_size", 1, kMaxVocabulary);
+  c.hidden_size = config_int(config, "hidden_size", 1, kMaxDModel);
+  c.num_hidden_layers = config_int(config, "num_hidden_layers", 1, kMaxLayers);
+  c.num_attention_heads = config_int(config, "num_attention_heads", 1, kMaxDModel);
+  c.intermediate_size = config_int(config, "intermediate_size", 1, kMaxIntermediate);
+  c.max_position_embeddings = config_int(config, "max_position_embeddings", 1, kMaxTokens);
+  c.type_vocab_size = config.contains("type_vocab_size") ? config_int(config, "type_vocab_size", 1, 16) : 2;
+  if (config.contains("layer_norm_eps")) {
+    if (!config["layer_norm_eps"].is_number()) throw std::invalid_argument("config.json layer_norm_eps must be a number");
+    c.layer_norm_eps = config["layer_norm_eps"].get<float>();
+  }
+  check_model_config(c);
+  return c;
+}
+
+Model::Model(const ModelConfig& config, const SafetensorsFile& file) : config_(config) {
+  check_model_config(config);
+  const TensorReader r(file);
+  const int d = config.hidden_size, ff = config.intermediate_size;
+  word_embeddings_ = r.matrix("embeddings.word_embeddings.weight", config.vocab_size, d);
+  position_embeddings_ = r.matrix("embeddings.position_embeddings.weight", config.max_position_embeddings, d);
+  token_type0_ = r.matrix("embeddings.token_type_embeddings.weight", config.type_vocab_size, d).row(0);
+  ln_gamma_ = r.vector("embeddings.LayerNorm.weight", d);
+  ln_beta_ = r.vector("embeddings.LayerNorm.bias", d);
+  for (int i = 0; i < config.num_hidden_layers; ++i) {
+    const std::string p = "encoder.layer." + std::to_string(i) + ".";
+    AttentionWeights w{r.linear_flat(p + "attention.self.query", d, d), r.linear_flat(p + "attention.self.key", d, d),
+                       r.linear_flat(p + "attention.self.value", d, d), r.linear_flat(p + "attention.output.dense", d, d),
+                       r.read(p + "attention.self.query.bias", {d}), r.read(p + "attention.self.key.bias", {d}),
+                       r.read(p + "attention.self.value.bias", {d}), r.read(p + "attention.output.dense.bias", {d})};
+    blocks_.push_back(Block{MultiHeadAttention({d, config.num_attention_heads, false}, std::move(w)),
+                            r.vector(p + "attention.output.LayerNorm.weight", d), r.vector(p + "attention.output.LayerNorm.bias", d),
+                            r.linear(p + "intermediate.dense", d, ff), r.vector(p + "intermediate.dense.bias", ff),
+                            r.linear(p + "output.dense", ff, d), r.vector(p + "output.dense.bias", d),
+                            r.vector(p + "output.LayerNorm.weight", d), r.vector(p + "output.LayerNorm.bias", d)});
+  }
+}
+
+ModelTrace Model::run(const std::vector<int32_t>& ids) const {
+  const int n = int(std::min<size_t>(ids.size(), size_t(kMaxTokens) + 1));
+  if (n < 1) throw std::invalid_argument("ids must hold at least 1 token, got 0");
+  if (n > config_.max_position_embeddings) {
+    throw std::length_error("ids has " + std::to_string(ids.size()) + " tokens, above max_position_embeddings = " +
+                            std::to_string(config_.max_position_embeddings));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
+      throw std::invalid_argument("ids[" + std::to_string(i) + "] is " + std::to_string(ids[i]) + ", outside the vocabulary 0 to " +
+                                  std::to_string(config_.vocab_size - 1));
+    }
+  }
+  const auto& k = kernels::active_kernels();
+  const int d = config_.hidden_size, ff = config_.intermediate_size;
+  const float eps = config_.layer_norm_eps;
+  ModelTrace trace;
+
+  Matrix x(n, d);  // (n, d)
+  for (int i = 0; i < n; ++i) x.row(i) = word_embeddings_.row(ids[i]) + position_embeddings_.row(i) + token_type0_;
+  k.layer_norm(n, d, x.data(), d, ln_gamma_.data(), ln_beta_.data(), eps, x.data(), d);
+  trace.embeddings = x;
+
+  Matrix mlp(n, ff);  // (n, ff)
+  for (const Block& b : blocks_) {
+    trace.layers.push_back(b.attention.forward(x));
+    x += trace.layers.back().output;  // residual
+    k.layer_norm(n, d, x.data(), d, b.ln1_gamma.data(), b.ln1_beta.data(), eps, x.data(), d);
+    k.gemm(n, ff, d, x.data(), d, b.w1.data(), ff, b.b1.data(), mlp.data(), ff);
+    k.gelu(size_t(n) * ff, mlp.data(), mlp.data());
+    Matrix out(n, d);  // (n, d)
+    k.gemm(n, d, ff, mlp.data(), ff, b.w2.data(), d, b.b2.data(), out.data(), d);
+    x += out;  // residual
+    k.layer_norm(n, d, x.data(), d, b.ln2_gamma.data(), b.ln2_beta.data(), eps, x.data(), d);
+  }
+  trace.hidden = std::move(x);
+  return trace;
+}
+
+}  // namespace multihead
