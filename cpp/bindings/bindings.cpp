@@ -13,6 +13,8 @@
 
 #include "multihead/attention.h"
 #include "multihead/kernels.h"
+#include "multihead/model.h"
+#include "multihead/safetensors.h"
 
 using emscripten::val;
 using namespace multihead;
@@ -58,25 +60,59 @@ val create_seeded_attention(int d_model, int n_heads, bool causal, uint32_t seed
   });
 }
 
+val trace_object(const AttentionTrace& t) {
+  val out = val::object();
+  out.set("q", copy(t.q.data(), t.q.size()));
+  out.set("k", copy(t.k.data(), t.k.size()));
+  out.set("v", copy(t.v.data(), t.v.size()));
+  out.set("scores", copy(t.scores.data(), t.scores.size()));
+  out.set("weights", copy(t.weights.data(), t.weights.size()));
+  out.set("concat", copy(t.concat.data(), t.concat.size()));
+  out.set("output", copy(t.output.data(), t.output.size()));
+  return out;
+}
+
 val forward(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
-  return result_or_error([&] {
-    const AttentionTrace t = attention.forward(floats(x), n_tokens, key_mask(mask));
-    val out = val::object();
-    out.set("q", copy(t.q.data(), t.q.size()));
-    out.set("k", copy(t.k.data(), t.k.size()));
-    out.set("v", copy(t.v.data(), t.v.size()));
-    out.set("scores", copy(t.scores.data(), t.scores.size()));
-    out.set("weights", copy(t.weights.data(), t.weights.size()));
-    out.set("concat", copy(t.concat.data(), t.concat.size()));
-    out.set("output", copy(t.output.data(), t.output.size()));
-    return out;
-  });
+  return result_or_error([&] { return trace_object(attention.forward(floats(x), n_tokens, key_mask(mask))); });
 }
 
 val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
   return result_or_error([&] {
     const Matrix output = attention.forward_output(floats(x), n_tokens, key_mask(mask));
     return copy(output.data(), output.size());
+  });
+}
+
+// config.json text and model.safetensors bytes → Model.
+val load_model(const std::string& config_json, val weights) {
+  return result_or_error([&] {
+    const ModelConfig config = parse_bert_config(config_json);
+    const SafetensorsFile file(emscripten::convertJSArrayToNumberVector<uint8_t>(weights));
+    return val(std::make_unique<Model>(config, file));
+  });
+}
+
+val model_config(const Model& model) {
+  const ModelConfig& c = model.config();
+  val out = val::object();
+  out.set("vocabSize", c.vocab_size);
+  out.set("dModel", c.hidden_size);
+  out.set("numLayers", c.num_hidden_layers);
+  out.set("numHeads", c.num_attention_heads);
+  out.set("maxPositions", c.max_position_embeddings);
+  return out;
+}
+
+val run_model(const Model& model, val ids) {
+  return result_or_error([&] {
+    const ModelTrace t = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids));
+    val layers = val::array();
+    for (const AttentionTrace& layer : t.layers) layers.call<void>("push", trace_object(layer));
+    val out = val::object();
+    out.set("embeddings", copy(t.embeddings.data(), t.embeddings.size()));
+    out.set("layers", layers);
+    out.set("hidden", copy(t.hidden.data(), t.hidden.size()));
+    return out;
   });
 }
 
@@ -94,10 +130,14 @@ std::string kernel_set() { return kernels::active_kernels().name; }
 
 EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::class_<MultiHeadAttention>("MultiHeadAttention");
+  emscripten::class_<Model>("Model");
   emscripten::function("createAttention", &create_attention);
   emscripten::function("createSeededAttention", &create_seeded_attention);
   emscripten::function("forward", &forward);
   emscripten::function("forwardOutput", &forward_output);
+  emscripten::function("loadModel", &load_model);
+  emscripten::function("modelConfig", &model_config);
+  emscripten::function("runModel", &run_model);
   emscripten::function("memory", &memory);
   emscripten::function("kernelSet", &kernel_set);
   emscripten::constant("maxTokens", kMaxTokens);

@@ -13,6 +13,13 @@ const parts: Float32Array[] = [
 const sizes: number[] = [trace.nTokens, trace.dHead, engine.limits.maxTokens, engine.memory().usedBytes, parts.length];
 console.log(build, sizes, layer.disposed);
 layer.dispose();
+
+const model = await engine.loadModel();
+const result = model.run('The cat sat on the mat.');
+const tokens: string[] = result.tokens;
+const weights: Float32Array = result.attention(result.layers - 1, model.numHeads - 1);
+console.log(tokens, weights, result.truncated, result.unknown, result.trace(0).output(), result.hidden);
+model.dispose();
 engine.dispose();
 
 // @ts-expect-error numHeads is required

@@ -1,4 +1,5 @@
 import { Attention } from './attention.js';
+import { Model } from './model.js';
 
 export interface EngineOptions {
   /**
@@ -44,6 +45,17 @@ export interface EngineMemory {
   heapBytes: number;
 }
 
+/** A JSON file's content: the parsed object, its text, its bytes, or where to fetch it. */
+export type JsonSource = object | string | ArrayBuffer | Uint8Array | URL;
+
+/** The three files of a Hugging Face model folder. */
+export interface ModelFiles {
+  config: JsonSource;
+  tokenizer: JsonSource;
+  /** model.safetensors: its bytes, or a URL (string or URL) to fetch it from. */
+  weights: ArrayBuffer | Uint8Array | string | URL;
+}
+
 /** Loads a WASM build. Throws if the build is missing or `options` are invalid. */
 export function loadEngine(options?: EngineOptions): Promise<Engine>;
 
@@ -60,8 +72,14 @@ export class Engine {
    * Call `dispose()` on the layer when done: WASM memory is not garbage-collected.
    */
   createAttention(config: AttentionConfig): Attention;
+  /**
+   * Loads a BERT-family model: the default model inside the package when `source` is omitted (no
+   * network), a folder URL holding config.json, tokenizer.json and model.safetensors, or the three
+   * files. Malformed files reject with an Error naming the file and the tensor or field.
+   */
+  loadModel(source?: string | URL | ModelFiles): Promise<Model>;
   /** Heap usage, for seeing that dispose() returns memory. */
   memory(): EngineMemory;
-  /** Disposes every layer this engine made. The engine cannot be used afterwards. */
+  /** Disposes every layer and model this engine made. The engine cannot be used afterwards. */
   dispose(): void;
 }

@@ -1,6 +1,8 @@
 // loadEngine(): picks and instantiates a WASM build, and makes attention layers on it.
 import { Attention } from './attention.js';
 import { checkAlive, checkBoolean, checkFloats, checkInteger, checkObject, describe } from './check.js';
+import { Model } from './model.js';
+import { readModelFiles } from './model-files.js';
 import { instantiate, orThrow } from './native.js';
 import { simdSupported } from './simd.js';
 
@@ -25,7 +27,7 @@ export async function loadEngine(options = {}) {
 
 export class Engine {
   #module;
-  #layers = new Set(); // live Attention objects, disposed with the engine
+  #owned = new Set(); // live layers and models, disposed with the engine
   #disposed = false;
 
   /** @internal Use loadEngine(). */
@@ -55,9 +57,23 @@ export class Engine {
       ? this.#module.createSeededAttention(dModel, numHeads, causal, checkInteger('seed', seed, 0, 2 ** 32 - 1))
       : this.#module.createAttention(dModel, numHeads, causal, checkWeights(weights, dModel));
     const layer = new Attention(this.#module, orThrow(native), { dModel, numHeads, causal },
-      (l) => this.#layers.delete(l));
-    this.#layers.add(layer);
+      (l) => this.#owned.delete(l));
+    this.#owned.add(layer);
     return layer;
+  }
+
+  /**
+   * Loads a BERT-family model: the default model shipped in the package when `source` is omitted,
+   * a folder URL holding config.json, tokenizer.json and model.safetensors, or those three given
+   * as { config, tokenizer, weights } (objects, text, bytes or URLs).
+   */
+  async loadModel(source) {
+    checkAlive(this.#disposed, 'engine');
+    const files = await readModelFiles(source);
+    checkAlive(this.#disposed, 'engine');
+    const model = await Model.create(this.#module, files, (m) => this.#owned.delete(m));
+    this.#owned.add(model);
+    return model;
   }
 
   /** This engine's WASM memory: { usedBytes } allocated now, and the { heapBytes } reserved. */
@@ -66,9 +82,9 @@ export class Engine {
     return this.#module.memory();
   }
 
-  /** Disposes every layer made by this engine; the engine can no longer be used. */
+  /** Disposes every layer and model this engine made; the engine can no longer be used. */
   dispose() {
-    for (const layer of this.#layers) layer.dispose();
+    for (const owned of this.#owned) owned.dispose();
     this.#disposed = true;
   }
 }

@@ -1,0 +1,138 @@
+// engine.loadModel and model.run on a tiny random BERT made in tiny-model.js, on both builds:
+// loading from objects, text, bytes and file URLs; the result's shape; limits; every kind of
+// malformed file; and memory.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadEngine } from '../../web/src/index.js';
+import { BUILDS } from './helpers.js';
+import { TINY, safetensorsBytes, tinyConfig, tinyModelFiles, tinyTensors, tinyTokenizer } from './tiny-model.js';
+
+describe.each(BUILDS)('the %s build', (build, options) => {
+  let engine, model;
+  beforeAll(async () => {
+    engine = await loadEngine(options);
+    model = await engine.loadModel(tinyModelFiles());
+  });
+  afterAll(() => engine.dispose());
+
+  test('run() gives tokens, ids and every layer and head of attention', () => {
+    const r = model.run('The cat sat on the mat.');
+    expect(r.tokens).toEqual(['[CLS]', 'The', 'cat', 'sat', 'on', 'the', 'mat', '.', '[SEP]']);
+    expect(Array.from(r.ids)).toEqual([2, 5, 6, 7, 8, 5, 9, 10, 3]);
+    expect([r.layers, r.heads, r.truncated, r.totalTokens]).toEqual([2, 2, false, 9]);
+    for (let l = 0; l < 2; l++) {
+      for (let h = 0; h < 2; h++) {
+        const a = r.attention(l, h);
+        expect(a).toHaveLength(81);
+        for (let i = 0; i < 9; i++) expect(a.subarray(i * 9, i * 9 + 9).reduce((x, y) => x + y)).toBeCloseTo(1, 5);
+      }
+      expect(r.trace(l).queries(1)).toHaveLength(9 * 4);
+    }
+    expect(r.hidden).toHaveLength(9 * TINY.d);
+    expect(() => r.attention(2, 0)).toThrow('layer must be from 0 to 1, got 2');
+    expect(() => r.attention(0, 2)).toThrow('head must be from 0 to 1, got 2');
+  });
+
+  test('an unknown word keeps its text and is marked unknown; emoji and non-Latin text never fail', () => {
+    const r = model.run('The Zebra 🦓 猫 mat—naïve');
+    expect(r.truncated).toBe(false);
+    expect(r.tokens).toEqual(['[CLS]', 'The', 'Zebra', '🦓', '猫', 'mat', '—', 'naïve', '[SEP]']);
+    expect(r.unknown).toEqual([false, false, true, true, true, false, true, true, false]);
+    expect(r.ids[2]).toBe(1);
+  });
+
+  test('text longer than the positions is truncated, keeping [SEP], and the result says so', () => {
+    const r = model.run('the cat sat on the mat the cat sat on the mat');
+    expect(r.truncated).toBe(true);
+    expect(r.totalTokens).toBe(14);
+    expect(r.tokens).toHaveLength(TINY.positions);
+    expect(r.tokens.at(-1)).toBe('[SEP]');
+    expect(r.attention(0, 0)).toHaveLength(TINY.positions ** 2);
+  });
+
+  test.each([['', 'text is empty'], ['  \n\t ', 'text is empty']])('empty text %p gets a clear RangeError', (text, message) => {
+    expect(() => model.run(text)).toThrow(RangeError);
+    expect(() => model.run(text)).toThrow(message);
+  });
+
+  test('a non-string gets a TypeError', () => {
+    expect(() => model.run(42)).toThrow('text must be a string, got number 42');
+  });
+
+  test('loads the same model from text, bytes and a folder of files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'multihead-model-'));
+    try {
+      const files = tinyModelFiles();
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(files.config));
+      writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(files.tokenizer));
+      writeFileSync(join(dir, 'model.safetensors'), files.weights);
+      const fromFolder = await engine.loadModel(pathToFileURL(dir));
+      const fromText = await engine.loadModel({
+        config: JSON.stringify(files.config), tokenizer: JSON.stringify(files.tokenizer), weights: files.weights.buffer,
+      });
+      const expected = model.run('the cat sat').hidden;
+      expect(fromFolder.run('the cat sat').hidden).toEqual(expected);
+      expect(fromText.run('the cat sat').hidden).toEqual(expected);
+      fromFolder.dispose();
+      fromText.dispose();
+      await expect(engine.loadModel(pathToFileURL(join(dir, 'nowhere')))).rejects.toThrow(/cannot read config.json from file:/);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  const header = (entries) => JSON.stringify(entries);
+  const withWeights = (weights) => ({ config: tinyConfig(), tokenizer: tinyTokenizer(), weights });
+  const good = safetensorsBytes(tinyTensors());
+  test.each([
+    ['a truncated file', () => good.slice(0, good.length - 100), 'outside the data section'],
+    ['a file shorter than its header length', () => good.slice(0, 20), 'is larger than the rest of the file'],
+    ['a header length larger than the file', () => { const b = good.slice(); b[6] = 1; return b; }, 'is larger than the rest of the file'],
+    ['a header that is not JSON', () => safetensorsBytes({}, '{"a": [1, 2'), 'the header is not valid JSON'],
+    ['overlapping offsets', () => safetensorsBytes(tinyTensors(), header({
+      a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] } })),
+    "tensors 'a' and 'b' overlap"],
+    ['a wrong dtype', () => safetensorsBytes(tinyTensors(), header({ a: { dtype: 'I8', shape: [4], data_offsets: [0, 4] } })),
+      "tensor 'a' has dtype I8"],
+    ['a missing tensor', () => { const t = tinyTensors(); delete t['encoder.layer.1.output.dense.bias']; return safetensorsBytes(t); },
+      "has no tensor 'encoder.layer.1.output.dense.bias'"],
+    ['a wrong shape', () => { const t = tinyTensors(); t['embeddings.LayerNorm.bias'].shape = [2, 4]; return safetensorsBytes(t); },
+      "tensor 'embeddings.LayerNorm.bias' has shape [2, 4], expected [8]"],
+  ])('%s gets a clear error, and the engine keeps working', async (_, makeBytes, message) => {
+    await expect(engine.loadModel(withWeights(makeBytes()))).rejects.toThrow(message);
+    expect(model.run('the cat').tokens).toHaveLength(4);
+  });
+
+  test.each([
+    [{ hidden_size: 7 }, 'd_model (7) must be divisible by n_heads (2)'],
+    [{ model_type: 'gpt2' }, 'model_type must be "bert", got "gpt2"'],
+    [{ num_hidden_layers: 3 }, "has no tensor 'encoder.layer.2."],
+  ])('a config with %p gets a clear error', async (overrides, message) => {
+    await expect(engine.loadModel({ ...tinyModelFiles(), config: tinyConfig(overrides) })).rejects.toThrow(message);
+  });
+
+  test('a malformed tokenizer.json gets a clear error', async () => {
+    await expect(engine.loadModel({ ...tinyModelFiles(), tokenizer: '{"model": ' })).rejects.toThrow('tokenizer.json is not valid JSON');
+  });
+
+  test('1,000 cycles of load, run and dispose leave the heap in-use bytes unchanged', async () => {
+    const files = tinyModelFiles();
+    const cycle = async () => {
+      const m = await engine.loadModel(files);
+      m.run('the cat sat on the mat');
+      m.dispose();
+    };
+    await cycle();
+    const before = engine.memory().usedBytes;
+    for (let i = 0; i < 1000; i++) await cycle();
+    expect(engine.memory().usedBytes).toBe(before);
+  });
+
+  test('a disposed model says so', async () => {
+    const m = await engine.loadModel(tinyModelFiles());
+    m.dispose();
+    expect(() => m.run('the cat')).toThrow('This model has been disposed');
+  });
+});

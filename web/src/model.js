@@ -1,0 +1,93 @@
+// A transformer model living in WASM memory: text in, every layer's attention out.
+import { checkAlive, checkInteger, describe } from './check.js';
+import { orThrow } from './native.js';
+import { loadTokenizer } from './tokenizer.js';
+import { AttentionTrace } from './trace.js';
+
+export class Model {
+  #module;
+  #native; // the embind Model handle; deleted by dispose()
+  #tokenizer;
+  #onDispose;
+
+  /** @internal Use engine.loadModel(). */
+  constructor(module, native, tokenizer, onDispose) {
+    this.#module = module;
+    this.#native = native;
+    this.#tokenizer = tokenizer;
+    this.#onDispose = onDispose;
+    const c = module.modelConfig(native);
+    this.vocabSize = c.vocabSize;
+    this.dModel = c.dModel;
+    this.numLayers = c.numLayers;
+    this.numHeads = c.numHeads;
+    this.maxTokens = c.maxPositions;
+    Object.freeze(this);
+  }
+
+  /** @internal */
+  static async create(module, files, onDispose) {
+    const tokenizer = await loadTokenizer(files.tokenizer);
+    const native = orThrow(module.loadModel(files.config, files.weights));
+    return new Model(module, native, tokenizer, onDispose);
+  }
+
+  /**
+   * Tokenizes `text` and runs the model. Text longer than the model's positions is truncated
+   * (the result says so); empty text is an error.
+   */
+  run(text) {
+    checkAlive(this.disposed, 'model');
+    if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
+    if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
+    const encoded = this.#tokenizer.encode(text);
+    const total = encoded.ids.length;
+    const keep = Math.min(total, this.maxTokens);
+    // Keep the closing token (e.g. [SEP]) when truncating, as the model was trained with it.
+    const pick = (list) => (keep === total ? list : [...list.slice(0, keep - 1), list[total - 1]]);
+    const ids = Int32Array.from(pick(encoded.ids));
+    const raw = orThrow(this.#module.runModel(this.#native, ids));
+    return new ModelResult(raw, ids, pick(encoded.tokens), pick(encoded.unknown), total, this);
+  }
+
+  /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
+  dispose() {
+    if (!this.#native) return;
+    this.#native.delete();
+    this.#native = null;
+    this.#onDispose(this);
+  }
+
+  get disposed() {
+    return this.#native === null;
+  }
+}
+
+/** What model.run() returns: plain JavaScript data, valid after dispose(). */
+export class ModelResult {
+  #layers; // AttentionTrace per layer
+
+  constructor(raw, ids, tokens, unknown, totalTokens, model) {
+    const n = ids.length;
+    this.tokens = tokens;
+    this.ids = ids;
+    this.unknown = unknown;
+    this.truncated = totalTokens > n;
+    this.totalTokens = totalTokens;
+    this.layers = model.numLayers;
+    this.heads = model.numHeads;
+    this.hidden = raw.hidden; // (n, dModel)
+    this.#layers = raw.layers.map((t) => new AttentionTrace(t, n, model.dModel, model.numHeads));
+    Object.freeze(this);
+  }
+
+  /** Attention weights of one head in one layer, (n × n) row-major: query rows, key columns. */
+  attention(layer, head) {
+    return this.trace(layer).weights(head);
+  }
+
+  /** Every intermediate of one layer's attention. */
+  trace(layer) {
+    return this.#layers[checkInteger('layer', layer, 0, this.layers - 1)];
+  }
+}
