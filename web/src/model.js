@@ -1,21 +1,19 @@
 // A transformer model living in WASM memory: text in, every layer's attention out.
-import { checkAlive, checkInteger, describe } from './check.js';
-import { orThrow } from './native.js';
+import { checkInteger, describe } from './check.js';
+import { NativeHandle, orThrow } from './native.js';
 import { loadTokenizer } from './tokenizer.js';
 import { AttentionTrace } from './trace.js';
 
 export class Model {
   #module;
-  #native; // the embind Model handle; deleted by dispose()
+  #native; // NativeHandle of the embind Model
   #tokenizer;
-  #onDispose;
 
   /** @internal Use engine.loadModel(). */
   constructor(module, native, tokenizer, onDispose) {
     this.#module = module;
-    this.#native = native;
+    this.#native = new NativeHandle(native, 'model', () => onDispose(this));
     this.#tokenizer = tokenizer;
-    this.#onDispose = onDispose;
     const c = module.modelConfig(native);
     this.vocabSize = c.vocabSize;
     this.dModel = c.dModel;
@@ -37,7 +35,7 @@ export class Model {
    * (the result says so); empty text is an error.
    */
   run(text) {
-    checkAlive(this.disposed, 'model');
+    const native = this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
     if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
     const encoded = this.#tokenizer.encode(text);
@@ -46,20 +44,17 @@ export class Model {
     // Keep the closing token (e.g. [SEP]) when truncating, as the model was trained with it.
     const pick = (list) => (keep === total ? list : [...list.slice(0, keep - 1), list[total - 1]]);
     const ids = Int32Array.from(pick(encoded.ids));
-    const raw = orThrow(this.#module.runModel(this.#native, ids));
+    const raw = orThrow(this.#module.runModel(native, ids));
     return new ModelResult(raw, ids, pick(encoded.tokens), pick(encoded.unknown), total, this);
   }
 
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
   dispose() {
-    if (!this.#native) return;
-    this.#native.delete();
-    this.#native = null;
-    this.#onDispose(this);
+    this.#native.dispose();
   }
 
   get disposed() {
-    return this.#native === null;
+    return this.#native.disposed;
   }
 }
 

@@ -1,5 +1,7 @@
 // The one place that touches the raw Emscripten module: loading a build, and turning the
-// bindings' returned Error values into thrown errors. Nothing here is public API.
+// bindings' returned Error values into thrown errors, and owning embind objects. Nothing here is
+// public API.
+import { checkAlive } from './check.js';
 
 /** Loads and instantiates one WASM build. Both imports are literal so bundlers can see them. */
 export async function instantiate(simd) {
@@ -21,4 +23,37 @@ export async function instantiate(simd) {
 export function orThrow(result) {
   if (result instanceof Error) throw result;
   return result;
+}
+
+/**
+ * Ownership of one embind object: C++ memory that JavaScript's garbage collector never frees.
+ * get() returns the object, or throws once dispose() has deleted it.
+ */
+export class NativeHandle {
+  #object;
+  #what;
+  #onDispose;
+
+  constructor(object, what, onDispose) {
+    this.#object = object;
+    this.#what = what;
+    this.#onDispose = onDispose;
+  }
+
+  get() {
+    checkAlive(this.disposed, this.#what);
+    return this.#object;
+  }
+
+  get disposed() {
+    return this.#object === null;
+  }
+
+  /** Deletes the C++ object once; later calls do nothing. */
+  dispose() {
+    if (!this.#object) return;
+    this.#object.delete();
+    this.#object = null;
+    this.#onDispose();
+  }
 }
