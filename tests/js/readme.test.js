@@ -6,14 +6,24 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-test("the README's example runs as written and prints what its comments say", () => {
+/** Runs the README's n-th ```js block under "## Example" in a fresh Node process; returns its output. */
+function runExample(index) {
   const readme = readFileSync(`${root}README.md`, 'utf8');
-  const example = readme.split('## Example')[1].match(/```js\n([\s\S]*?)```/)[1];
+  const example = [...readme.split('## Example')[1].split('## API')[0].matchAll(/```js\n([\s\S]*?)```/g)][index][1];
   mkdirSync(`${root}build`, { recursive: true });
-  writeFileSync(`${root}build/readme-example.mjs`, example);
-  const out = execFileSync(process.execPath, [`${root}build/readme-example.mjs`], { encoding: 'utf8' });
+  writeFileSync(`${root}build/readme-example-${index}.mjs`, example);
+  return execFileSync(process.execPath, [`${root}build/readme-example-${index}.mjs`], { encoding: 'utf8' });
+}
+
+test("the README's attention example runs as written and prints what its comments say", () => {
+  const out = runExample(0);
   const lines = out.trim().split('\n');
   expect(lines[0]).toBe('simd');
   expect(out).toMatch(/Float32Array\(9\) \[\s*1,\s*0,\s*0,/);
   expect(lines.at(-1)).toBe('24');
+});
+
+test("the README's model example runs as written and prints what its comments say", () => {
+  const lines = runExample(1).trim().split('\n');
+  expect(lines).toEqual(['[CLS] The cat sat on the mat because it was tired . [SEP]', '169']);
 });
