@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { launchBrowser } from './browser.js';
-import { runCase } from './pages/compute.js';
+import { MODEL_SENTENCE, runCase, runModel } from './pages/compute.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const BUILDS = [['SIMD', 'simd', true], ['scalar', 'scalar', false]];
@@ -83,6 +83,20 @@ describe.each(BUILDS)('the %s build', (_, build, simd) => {
       [expect.stringMatching(new RegExp(`^/assets/multihead-${build}-[\\w-]+\\.wasm$`)), 200, 'application/wasm'],
     ]);
   });
+});
+
+test('the default model runs in a page from the package\'s own files, as in Node', async () => {
+  const expected = await runModel(loadEngine, MODEL_SENTENCE);
+  const run = await browser.run(`${repoServer.url}tests/e2e/pages/model.html`, 'model');
+  expect(run.error).toBeUndefined();
+  expect(run.problems).toEqual([]);
+  expect(run.result.tokens).toEqual(expected.tokens);
+  expect(run.result.ids).toEqual(expected.ids);
+  expect(maxAbsDiff(run.result.attention, expected.attention)).toBeLessThan(1e-6);
+  expect(maxAbsDiff(run.result.hidden, expected.hidden)).toBeLessThan(1e-5);
+  // Everything came from the local server: nothing else is needed, so it works offline.
+  expect(run.responses.every((r) => r.url.startsWith(repoServer.url))).toBe(true);
+  expect(run.responses.map((r) => new URL(r.url).pathname)).toContain('/web/models/default/model.safetensors');
 });
 
 test('the Vite build emits both WASM builds as hashed assets, byte for byte, without warnings', async () => {

@@ -31,3 +31,18 @@ export async function runCase(loadEngine, simd) {
 function sum(values) {
   return values.reduce((a, b) => a + b, 0);
 }
+
+export const MODEL_SENTENCE = 'The cat sat on the mat because it was tired.';
+
+/** Runs the default model on `text`; returns plain numbers: tokens, ids, layer 0 head 0, hidden. */
+export async function runModel(loadEngine, text, simd) {
+  const engine = await loadEngine({ simd });
+  try {
+    const model = await engine.loadModel();
+    const r = model.run(text);
+    return { build: engine.build, tokens: r.tokens, ids: Array.from(r.ids), attention: Array.from(r.attention(0, 0)),
+      hidden: Array.from(r.hidden) };
+  } finally {
+    engine.dispose();
+  }
+}
