@@ -72,6 +72,8 @@ export class Engine {
     const files = await readModelFiles(source);
     checkAlive(this.#disposed, 'engine');
     const model = await Model.create(this.#module, files, (m) => this.#owned.delete(m));
+    if (this.#disposed) model.dispose(); // the engine was disposed while the tokenizer loaded
+    checkAlive(this.#disposed, 'engine');
     this.#owned.add(model);
     return model;
   }
