@@ -1,4 +1,4 @@
-// loadEngine(): picks and instantiates a WASM build, and makes attention layers on it.
+// loadEngine(): picks and instantiates a WASM build, and makes attention layers and models on it.
 import { Attention } from './attention.js';
 import { checkAlive, checkBoolean, checkFloats, checkInteger, checkObject, describe } from './check.js';
 import { Model } from './model.js';
