@@ -12,7 +12,6 @@
 #include <stdexcept>
 
 #include "multihead/attention.h"
-#include "multihead/kernels.h"
 #include "multihead/model.h"
 #include "multihead/safetensors.h"
 
@@ -124,8 +123,6 @@ val memory() {
   return out;
 }
 
-std::string kernel_set() { return kernels::active_kernels().name; }
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(multihead) {
@@ -139,7 +136,6 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("modelConfig", &model_config);
   emscripten::function("runModel", &run_model);
   emscripten::function("memory", &memory);
-  emscripten::function("kernelSet", &kernel_set);
   emscripten::constant("maxTokens", kMaxTokens);
   emscripten::constant("maxDModel", kMaxDModel);
 }

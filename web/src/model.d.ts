@@ -33,6 +33,8 @@ export class ModelResult {
   readonly totalTokens: number;
   readonly layers: number;
   readonly heads: number;
+  /** Token + position embeddings after the embedding LayerNorm: the first layer's input, (n × dModel). */
+  readonly embeddings: Float32Array;
   /** The last layer's output, (n × dModel) row-major. */
   readonly hidden: Float32Array;
   /** Attention weights of one head in one layer, (n × n): query rows, key columns. */

@@ -71,6 +71,7 @@ export class ModelResult {
     this.totalTokens = totalTokens;
     this.layers = model.numLayers;
     this.heads = model.numHeads;
+    this.embeddings = raw.embeddings; // (n, dModel): the first layer's input
     this.hidden = raw.hidden; // (n, dModel)
     this.#layers = raw.layers.map((t) => new AttentionTrace(t, n, model.dModel, model.numHeads));
     Object.freeze(this);
