@@ -105,27 +105,24 @@ void MultiHeadAttention::check_input(const float* x, size_t x_size, int n_tokens
 
 AttentionTrace MultiHeadAttention::forward(const std::vector<float>& x, int n_tokens,
                                            const std::vector<uint8_t>& key_mask) const {
-  return traced(x.data(), x.size(), n_tokens, key_mask);
+  return checked_run(x.data(), x.size(), n_tokens, key_mask, true);
 }
 
 AttentionTrace MultiHeadAttention::forward(const Matrix& x, const std::vector<uint8_t>& key_mask) const {
-  return traced(x.data(), x.size(), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), key_mask);
-}
-
-AttentionTrace MultiHeadAttention::traced(const float* x, size_t x_size, int n_tokens,
-                                          const std::vector<uint8_t>& key_mask) const {
-  check_input(x, x_size, n_tokens, key_mask, true);
-  AttentionTrace trace;
-  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), trace, true);
-  return trace;
+  return checked_run(x.data(), x.size(), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), key_mask, true);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
                                           const std::vector<uint8_t>& key_mask) const {
-  check_input(x.data(), x.size(), n_tokens, key_mask, false);
-  AttentionTrace scratch;
-  run(x.data(), n_tokens, key_mask.empty() ? nullptr : key_mask.data(), scratch, false);
-  return std::move(scratch.output);
+  return std::move(checked_run(x.data(), x.size(), n_tokens, key_mask, false).output);
+}
+
+AttentionTrace MultiHeadAttention::checked_run(const float* x, size_t x_size, int n_tokens,
+                                               const std::vector<uint8_t>& key_mask, bool keep_trace) const {
+  check_input(x, x_size, n_tokens, key_mask, keep_trace);
+  AttentionTrace trace;
+  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), trace, keep_trace);
+  return trace;
 }
 
 void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_mask, AttentionTrace& t,

@@ -151,13 +151,13 @@ ModelTrace Model::run(const std::vector<int32_t>& ids) const {
   trace.embeddings = x;
 
   Matrix mlp(n, ff);  // (n, ff)
+  Matrix out(n, d);   // (n, d)
   for (const Block& b : blocks_) {
     trace.layers.push_back(b.attention.forward(x));
     x += trace.layers.back().output;  // residual
     k.layer_norm(n, d, x.data(), d, b.ln1_gamma.data(), b.ln1_beta.data(), eps, x.data(), d);
     k.gemm(n, ff, d, x.data(), d, b.w1.data(), ff, b.b1.data(), mlp.data(), ff);
     k.gelu(size_t(n) * ff, mlp.data(), mlp.data());
-    Matrix out(n, d);  // (n, d)
     k.gemm(n, d, ff, mlp.data(), ff, b.w2.data(), d, b.b2.data(), out.data(), d);
     x += out;  // residual
     k.layer_norm(n, d, x.data(), d, b.ln2_gamma.data(), b.ln2_beta.data(), eps, x.data(), d);

@@ -34,8 +34,9 @@ class TextTokenizer {
     const words = this.#tokenizer.pre_tokenizer?.pre_tokenize_text(text) ?? [];
     const ordinary = ids.filter((id) => !this.#specialIds.has(id)).length;
     // A word-level vocabulary gives one id per pre-token: then each id's original text is known.
-    const display = ordinary === words.length ? [...words] : null;
-    const shown = ids.map((id, i) => (this.#specialIds.has(id) || !display ? tokens[i] : display.shift()));
+    const aligned = ordinary === words.length;
+    let word = 0;
+    const shown = ids.map((id, i) => (this.#specialIds.has(id) || !aligned ? tokens[i] : words[word++]));
     return { ids, tokens: shown, unknown: ids.map((id) => id === this.#unkId) };
   }
 }

@@ -69,7 +69,9 @@ class MultiHeadAttention {
   int d_head() const { return config_.d_model / config_.n_heads; }
 
  private:
-  AttentionTrace traced(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask) const;
+  // Validates, then runs; without keep_trace only the output is meaningful.
+  AttentionTrace checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
+                             bool keep_trace) const;
   void check_input(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
                    bool keep_trace) const;
   void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace) const;
