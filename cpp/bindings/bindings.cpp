@@ -107,8 +107,10 @@ val run_model(const Model& model, val ids) {
     const ModelTrace t = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids));
     val layers = val::array();
     for (const AttentionTrace& layer : t.layers) layers.call<void>("push", trace_object(layer));
+    val inputs = val::array();
+    for (const Matrix& input : t.inputs) inputs.call<void>("push", copy(input.data(), input.size()));
     val out = val::object();
-    out.set("embeddings", copy(t.embeddings.data(), t.embeddings.size()));
+    out.set("inputs", inputs);
     out.set("layers", layers);
     out.set("hidden", copy(t.hidden.data(), t.hidden.size()));
     return out;

@@ -148,11 +148,11 @@ ModelTrace Model::run(const std::vector<int32_t>& ids) const {
   Matrix x(n, d);  // (n, d)
   for (int i = 0; i < n; ++i) x.row(i) = word_embeddings_.row(ids[i]) + position_embeddings_.row(i) + token_type0_;
   k.layer_norm(n, d, x.data(), d, ln_gamma_.data(), ln_beta_.data(), eps, x.data(), d);
-  trace.embeddings = x;
 
   Matrix mlp(n, ff);  // (n, ff)
   Matrix out(n, d);   // (n, d)
   for (const Block& b : blocks_) {
+    trace.inputs.push_back(x);
     trace.layers.push_back(b.attention.forward(x));
     x += trace.layers.back().output;  // residual
     k.layer_norm(n, d, x.data(), d, b.ln1_gamma.data(), b.ln1_beta.data(), eps, x.data(), d);

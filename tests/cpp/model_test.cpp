@@ -66,9 +66,14 @@ MatrixD layer_norm(const MatrixD& x, const VectorD& gamma, const VectorD& beta, 
   return y;
 }
 
-// BertModel's forward in float64: returns each layer's attention weights (per head) and the output.
-std::pair<std::vector<std::vector<MatrixD>>, MatrixD> reference_bert(const std::map<std::string, TestTensor>& t,
-                                                                     const ModelConfig& c, const std::vector<int32_t>& ids) {
+struct ReferenceBert {
+  std::vector<std::vector<MatrixD>> attention;  // [layer][head], (n, n)
+  std::vector<MatrixD> inputs;                  // [layer], (n, d)
+  MatrixD hidden;                               // (n, d)
+};
+
+// BertModel's forward in float64: each layer's input and attention weights (per head), and the output.
+ReferenceBert reference_bert(const std::map<std::string, TestTensor>& t, const ModelConfig& c, const std::vector<int32_t>& ids) {
   const int n = int(ids.size()), d = c.hidden_size, h = c.num_attention_heads, dh = d / h;
   const MatrixD word = tensor(t, "embeddings.word_embeddings.weight"), pos = tensor(t, "embeddings.position_embeddings.weight");
   const MatrixD type = tensor(t, "embeddings.token_type_embeddings.weight");
@@ -81,8 +86,10 @@ std::pair<std::vector<std::vector<MatrixD>>, MatrixD> reference_bert(const std::
     return y;
   };
   std::vector<std::vector<MatrixD>> attention;
+  std::vector<MatrixD> inputs;
   for (int l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    inputs.push_back(x);
     const MatrixD q = linear(x, p + "attention.self.query"), k = linear(x, p + "attention.self.key"), v = linear(x, p + "attention.self.value");
     MatrixD context(n, d);
     attention.emplace_back();
@@ -102,7 +109,7 @@ std::pair<std::vector<std::vector<MatrixD>>, MatrixD> reference_bert(const std::
     x = layer_norm(x + linear(mlp, p + "output.dense"), row_vector(t, p + "output.LayerNorm.weight"),
                    row_vector(t, p + "output.LayerNorm.bias"), c.layer_norm_eps);
   }
-  return {attention, x};
+  return {attention, inputs, x};
 }
 
 template <class E, class F>
@@ -121,10 +128,12 @@ TEST(Model, MatchesTheFloat64ReferenceLayerByLayer) {
   for (const std::vector<int32_t>& ids : {std::vector<int32_t>{2, 17, 5, 49, 3}, std::vector<int32_t>{7},
                                           std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0}}) {
     const ModelTrace trace = model.run(ids);
-    const auto [attention, hidden] = reference_bert(tensors, kConfig, ids);
+    const auto [attention, inputs, hidden] = reference_bert(tensors, kConfig, ids);
     const int n = int(ids.size());
     ASSERT_EQ(trace.layers.size(), 2u);
+    ASSERT_EQ(trace.inputs.size(), 2u);
     for (int l = 0; l < 2; ++l) {
+      EXPECT_LT(max_abs_diff(trace.inputs[l], inputs[l]), 1e-4) << "layer " << l << " input, n=" << n;
       for (int h = 0; h < 4; ++h) EXPECT_LT(max_abs_diff(head_matrix(trace.layers[l].weights, h, n), attention[l][h]), 1e-5);
     }
     EXPECT_LT(max_abs_diff(trace.hidden, hidden), 1e-4) << "n=" << n;

@@ -31,12 +31,14 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       expect(r.trace(l).queries(1)).toHaveLength(9 * 4);
     }
     expect(r.hidden).toHaveLength(9 * TINY.d);
-    expect(r.embeddings).toHaveLength(9 * TINY.d);
-    // The first layer's queries are its input times W_q plus b_q: the embeddings are that input.
+    expect(r.layerInput(1)).toHaveLength(9 * TINY.d);
+    expect(() => r.layerInput(2)).toThrow('layer must be from 0 to 1, got 2');
+    // The first layer's queries are its input times W_q plus b_q.
+    const input = r.layerInput(0);
     const wq = tinyTensors()['encoder.layer.0.attention.self.query.weight'].values; // (out, in)
     const bq = tinyTensors()['encoder.layer.0.attention.self.query.bias'].values;
     let q = bq[1];
-    for (let p = 0; p < TINY.d; p++) q += r.embeddings[2 * TINY.d + p] * wq[1 * TINY.d + p];
+    for (let p = 0; p < TINY.d; p++) q += input[2 * TINY.d + p] * wq[1 * TINY.d + p];
     expect(r.trace(0).queries(0)[2 * 4 + 1]).toBeCloseTo(q, 4);
     expect(() => r.attention(2, 0)).toThrow('layer must be from 0 to 1, got 2');
     expect(() => r.attention(0, 2)).toThrow('head must be from 0 to 1, got 2');

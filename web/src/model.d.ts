@@ -33,12 +33,15 @@ export class ModelResult {
   readonly totalTokens: number;
   readonly layers: number;
   readonly heads: number;
-  /** Token + position embeddings after the embedding LayerNorm: the first layer's input, (n × dModel). */
-  readonly embeddings: Float32Array;
   /** The last layer's output, (n × dModel) row-major. */
   readonly hidden: Float32Array;
   /** Attention weights of one head in one layer, (n × n): query rows, key columns. */
   attention(layer: number, head: number): Float32Array;
+  /**
+   * What one layer's attention reads, (n × dModel) row-major: for layer 0 the token + position
+   * embeddings after the embedding LayerNorm, for layer l > 0 the output of layer l − 1.
+   */
+  layerInput(layer: number): Float32Array;
   /** Every intermediate of one layer's attention. */
   trace(layer: number): AttentionTrace;
 }

@@ -61,6 +61,7 @@ export class Model {
 /** What model.run() returns: plain JavaScript data, valid after dispose(). */
 export class ModelResult {
   #layers; // AttentionTrace per layer
+  #inputs; // Float32Array (n, dModel) per layer
 
   constructor(raw, ids, tokens, unknown, totalTokens, model) {
     const n = ids.length;
@@ -71,8 +72,8 @@ export class ModelResult {
     this.totalTokens = totalTokens;
     this.layers = model.numLayers;
     this.heads = model.numHeads;
-    this.embeddings = raw.embeddings; // (n, dModel): the first layer's input
     this.hidden = raw.hidden; // (n, dModel)
+    this.#inputs = raw.inputs;
     this.#layers = raw.layers.map((t) => new AttentionTrace(t, n, model.dModel, model.numHeads));
     Object.freeze(this);
   }
@@ -80,6 +81,11 @@ export class ModelResult {
   /** Attention weights of one head in one layer, (n × n) row-major: query rows, key columns. */
   attention(layer, head) {
     return this.trace(layer).weights(head);
+  }
+
+  /** What one layer's attention reads, (n × dModel): the embeddings for layer 0, else the previous layer's output. */
+  layerInput(layer) {
+    return this.#inputs[checkInteger('layer', layer, 0, this.layers - 1)].slice();
   }
 
   /** Every intermediate of one layer's attention. */

@@ -37,7 +37,9 @@ constexpr int kMaxIntermediate = 4 * kMaxDModel;
 ModelConfig parse_bert_config(const std::string& json_text);
 
 struct ModelTrace {
-  Matrix embeddings;                  // (n, d): after the embedding LayerNorm, the first layer's input
+  // (n, d) each, one per block: block l's input. inputs[0] is the embeddings after the embedding
+  // LayerNorm; inputs[l] for l > 0 is block l-1's output.
+  std::vector<Matrix> inputs;
   std::vector<AttentionTrace> layers; // one per block
   Matrix hidden;                      // (n, d): the last block's output
 };
