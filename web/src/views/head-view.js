@@ -1,0 +1,218 @@
+// One head's attention enlarged: a canvas heatmap with the tokens on both axes. Hovering a cell
+// shows "query → key: weight"; clicking a query token pins its row; the heatmap takes keyboard
+// focus and the arrow keys move a focused cell. It draws one (n × n) matrix it is given; which
+// layer and head that is, and where the numbers come from, is the caller's business.
+import { createLegend, formatNumber, weightScale } from './colormap.js';
+import { MatrixCanvas } from './matrix-canvas.js';
+import { tokenLabel } from './tokens.js';
+
+const LABEL_WIDTH = 84; // CSS px for the query labels down the left
+const MIN_LABEL_CELL = 7; // CSS px: smaller cells get no axis text (hover still names the tokens)
+
+export function createHeadView(root, { onSelect = () => {} } = {}) {
+  const state = {
+    data: null, // { tokens, unknown, weights (n × n), title }
+    hover: null, // { row, col } under the pointer
+    focus: null, // { row, col } moved by the keyboard
+    pinned: null, // pinned query row, or null
+    frame: 0, // pending animation frame
+  };
+  const scale = weightScale();
+  const matrix = new MatrixCanvas({ label: 'attention weights', square: true, maxCell: 28 });
+  const dom = build(root, matrix, scale);
+
+  matrix.element.tabIndex = 0;
+  matrix.element.addEventListener('pointermove', (event) => {
+    performance.mark('mh-hover');
+    state.hover = matrix.cellAt(event.clientX, event.clientY);
+    schedulePaint();
+  });
+  matrix.element.addEventListener('pointerleave', () => {
+    state.hover = null;
+    schedulePaint();
+  });
+  matrix.element.addEventListener('click', (event) => {
+    const cell = matrix.cellAt(event.clientX, event.clientY);
+    if (cell) pin(cell.row);
+  });
+  matrix.element.addEventListener('focus', () => {
+    state.focus ??= { row: state.pinned ?? 0, col: 0 };
+    schedulePaint();
+  });
+  matrix.element.addEventListener('blur', () => {
+    state.focus = null;
+    schedulePaint();
+  });
+  matrix.element.addEventListener('keydown', onKey);
+
+  function onKey(event) {
+    const n = state.data?.tokens.length ?? 0;
+    if (!state.focus || n === 0) return;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (event.key in moves) {
+      const [dr, dc] = moves[event.key];
+      state.focus = { row: clamp(state.focus.row + dr, n), col: clamp(state.focus.col + dc, n) };
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      pin(state.focus.row);
+    } else if (event.key === 'Escape') {
+      if (state.pinned !== null) pin(state.pinned);
+    } else {
+      return;
+    }
+    event.preventDefault();
+    schedulePaint();
+    dom.live.textContent = describe(state.focus);
+  }
+
+  function pin(row) {
+    state.pinned = state.pinned === row ? null : row;
+    dom.queries.querySelectorAll('button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === state.pinned)));
+    onSelect(state.pinned);
+    schedulePaint();
+  }
+
+  function describe({ row, col }) {
+    const { tokens, weights } = state.data;
+    return `${tokens[row]} → ${tokens[col]}: ${formatNumber(weights[row * tokens.length + col])}`;
+  }
+
+  function schedulePaint() {
+    if (state.frame) return;
+    state.frame = requestAnimationFrame(() => {
+      state.frame = 0;
+      paintMarks();
+      // A message posted now is handled after this frame is painted: that is the "paint" mark.
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        if (performance.getEntriesByName('mh-hover', 'mark').length === 0) return;
+        performance.mark('mh-paint');
+        performance.measure('mh-hover-to-paint', 'mh-hover', 'mh-paint');
+        performance.clearMarks('mh-hover');
+      };
+      channel.port2.postMessage(null);
+    });
+  }
+
+  function paintMarks() {
+    if (!state.data) return;
+    const cell = state.hover ?? state.focus;
+    matrix.mark({
+      rows: state.pinned === null ? [] : [state.pinned],
+      cells: cell ? [[cell.row, cell.col]] : [],
+      dim: state.pinned !== null,
+    });
+    placeTooltip(cell);
+  }
+
+  function placeTooltip(cell) {
+    dom.tooltip.hidden = !cell;
+    if (!cell) return;
+    dom.tooltip.textContent = describe(cell);
+    const x = (cell.col + 1) * matrix.cellWidth + 8, y = cell.row * matrix.cellHeight;
+    const right = x + dom.tooltip.offsetWidth > dom.plot.clientWidth;
+    dom.tooltip.style.left = `${right ? Math.max(0, cell.col * matrix.cellWidth - dom.tooltip.offsetWidth - 8) : x}px`;
+    dom.tooltip.style.top = `${y}px`;
+  }
+
+  function update(data) {
+    const n = data.tokens.length;
+    if (state.data?.tokens.join('\u0000') !== data.tokens.join('\u0000')) {
+      state.hover = state.focus = null;
+      state.pinned = null;
+    }
+    state.data = data;
+    dom.title.textContent = data.title ?? '';
+    const side = Math.max(40, Math.min(560, root.clientWidth - LABEL_WIDTH - 8));
+    matrix.draw(data.weights, n, n, scale, { maxWidth: side, maxHeight: side });
+    matrix.element.setAttribute('aria-label',
+      `${data.title ?? 'attention'}: ${n} × ${n} weights. Arrow keys move between cells, Enter pins a row.`);
+    renderLabels(dom, data, matrix.cellWidth, pin, () => state.pinned);
+    paintMarks();
+  }
+
+  return {
+    update,
+    /** The weight the tooltip shows for a cell, and where that cell is on screen (tests use it). */
+    cellCenter(row, col) {
+      const box = matrix.overlay.getBoundingClientRect();
+      return { x: box.left + (col + 0.5) * matrix.cellWidth, y: box.top + (row + 0.5) * matrix.cellHeight };
+    },
+    destroy() {
+      cancelAnimationFrame(state.frame);
+      root.replaceChildren();
+    },
+  };
+}
+
+function clamp(i, n) {
+  return Math.max(0, Math.min(n - 1, i));
+}
+
+function build(root, matrix, scale) {
+  root.replaceChildren();
+  root.classList.add('mh-head');
+  const title = el('h3', 'mh-head-title');
+  const keys = el('div', 'mh-head-keys');
+  keys.setAttribute('aria-label', 'keys');
+  const queries = el('div', 'mh-head-queries');
+  queries.setAttribute('aria-label', 'queries');
+  const plot = el('div', 'mh-head-plot');
+  const tooltip = el('div', 'mh-tooltip');
+  tooltip.hidden = true;
+  tooltip.setAttribute('aria-hidden', 'true');
+  plot.append(matrix.element, tooltip);
+  const live = el('p', 'mh-visually-hidden');
+  live.setAttribute('aria-live', 'polite');
+  const grid = el('div', 'mh-head-grid');
+  const corner = el('div', 'mh-head-corner');
+  corner.textContent = 'query ↓ key →';
+  grid.append(corner, keys, queries, plot);
+  root.append(title, grid, createLegend(scale), live);
+  return { title, keys, queries, plot, tooltip, live };
+}
+
+function renderLabels(dom, { tokens, unknown }, cell, pin, pinned) {
+  const small = cell < MIN_LABEL_CELL;
+  const font = `${Math.max(6, Math.min(13, cell - 2))}px`;
+  dom.keys.replaceChildren(...tokens.map((t, i) => {
+    const label = tokenLabel('span', t, unknown[i]);
+    label.style.width = `${cell}px`;
+    label.style.fontSize = font;
+    return label;
+  }));
+  dom.queries.replaceChildren(...tokens.map((t, i) => {
+    const button = tokenLabel('button', t, unknown[i]);
+    button.type = 'button';
+    button.style.height = `${cell}px`;
+    button.style.fontSize = font;
+    button.setAttribute('aria-label', `pin the row of query ${i + 1}, “${t}”`);
+    button.setAttribute('aria-pressed', String(pinned() === i));
+    button.addEventListener('click', () => pin(i));
+    return button;
+  }));
+  dom.keys.classList.toggle('mh-labels-hidden', small);
+  dom.queries.classList.toggle('mh-labels-hidden', small);
+}
+
+function el(tag, className) {
+  const node = document.createElement(tag);
+  node.className = className;
+  return node;
+}
+
+export const HEAD_CSS = `
+.mh-head-grid { display: grid; grid-template-columns: ${LABEL_WIDTH}px auto; align-items: end; }
+.mh-head-corner { font-size: 11px; color: var(--mh-muted, #666); align-self: end; padding: 0 4px 4px 0; text-align: right; }
+.mh-head-keys { display: flex; align-items: flex-end; height: 84px; overflow: hidden; }
+.mh-head-keys span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; max-height: 84px; line-height: 1; text-align: left; }
+.mh-head-queries { display: flex; flex-direction: column; align-self: start; }
+.mh-head-queries button { all: unset; box-sizing: border-box; width: ${LABEL_WIDTH}px; padding-right: 4px; text-align: right;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; line-height: 1; display: flex;
+  align-items: center; justify-content: flex-end; }
+.mh-head-queries button[aria-pressed="true"] { font-weight: 700; color: var(--mh-accent, #0072b2); }
+.mh-head-queries button:focus-visible { outline: 2px solid var(--mh-accent, #0072b2); outline-offset: -2px; }
+.mh-labels-hidden > * { visibility: hidden; }
+.mh-head-plot { position: relative; align-self: start; }
+.mh-head-plot .mh-matrix:focus-visible { outline: 2px solid var(--mh-accent, #0072b2); outline-offset: 2px; }
+`;

@@ -1,0 +1,235 @@
+// The "lines" view (like bertviz's head view): the tokens twice, queries on the left and keys on
+// the right, joined by lines whose opacity is the attention weight, one colour per head. The
+// tokens are DOM elements (readable, selectable, testable); only the lines are on a canvas.
+// Hovering or keyboard-focusing a query shows its lines, clicking pins it; hovering a key shows
+// the lines into it. It deliberately does not print numbers (the heatmaps do), does not let the
+// user pick heads (the page passes `heads`), and does not listen to resizes (the page calls
+// update() again).
+import { headColor } from './colormap.js';
+import { tokenLabel } from './tokens.js';
+
+const ROW = 22; // CSS px per token row
+const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; skipping them keeps n = 64 cheap
+const FADE = 0.06; // opacity factor for the lines outside the highlight
+const LEVELS = 64; // opacities are bucketed so each frame is a few strokes, not 16k
+const MAX_CANVAS = 360; // wider only flattens the lines
+
+export const LINES_CSS = `
+.mh-lines { color: var(--mh-fg, #222); font: 13px/1.2 var(--mh-font-mono, ui-monospace, monospace); }
+.mh-lines-heads { display: flex; flex-wrap: wrap; gap: 0.25rem 0.9rem; list-style: none; margin: 0 0 0.5rem; padding: 0; font-size: 12px; }
+.mh-lines-swatch { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.35em; border-radius: 2px; vertical-align: -0.1em; }
+.mh-lines-body { display: grid; align-items: start; }
+.mh-lines-col { list-style: none; margin: 0; padding: 0; min-width: 0; }
+.mh-lines-col > li { height: ${ROW}px; }
+.mh-lines-query, .mh-lines-key { display: block; box-sizing: border-box; width: 100%; height: ${ROW}px; margin: 0;
+  padding: 0 0.4em; border: 1px solid transparent; border-radius: 3px; overflow: hidden; white-space: nowrap;
+  text-overflow: ellipsis; font: inherit; line-height: ${ROW - 2}px; color: inherit; background: none; }
+.mh-lines-query { text-align: right; cursor: pointer; }
+.mh-lines-key { text-align: left; }
+.mh-lines-query:hover, .mh-lines-col .mh-active { background: color-mix(in srgb, var(--mh-accent, #0072b2) 18%, transparent); }
+.mh-lines-query[aria-pressed="true"] { border-color: var(--mh-accent, #0072b2); font-weight: bold; }
+.mh-lines-query:focus-visible { outline: 2px solid var(--mh-accent, #0072b2); outline-offset: -2px; }
+.mh-lines-canvas { display: block; }
+`;
+
+export function createLinesView(root, options = {}) {
+  const state = {
+    data: null, n: 0, tokensKey: null, width: 0, canvasWidth: 0,
+    hoverQuery: null, hoverKey: null, focusQuery: null, pinned: null, frame: 0,
+  };
+  root.replaceChildren();
+  root.classList.add('mh-lines');
+  const heads = el('ul', 'mh-lines-heads');
+  heads.setAttribute('aria-label', 'head colours');
+  const body = el('div', 'mh-lines-body');
+  const queries = el('ol', 'mh-lines-col mh-lines-queries');
+  queries.setAttribute('aria-label', 'queries');
+  const canvas = el('canvas', 'mh-lines-canvas');
+  canvas.setAttribute('role', 'img');
+  const keys = el('ol', 'mh-lines-col mh-lines-keys');
+  keys.setAttribute('aria-label', 'keys');
+  body.append(queries, canvas, keys);
+  root.append(heads, body);
+
+  const listeners = {
+    pointerover: (e) => hover(e.target),
+    pointerleave: () => hover(null),
+    focusin: (e) => { state.focusQuery = keyboardFocused(e.target); schedule(); },
+    focusout: () => { state.focusQuery = null; schedule(); },
+    click: (e) => { const i = indexOf(e.target, '.mh-lines-query'); if (i !== null) pin(state.pinned === i ? null : i); },
+    keydown: onKeydown,
+  };
+  for (const [type, fn] of Object.entries(listeners)) body.addEventListener(type, fn);
+
+  function update(data) {
+    state.data = data;
+    const n = data.tokens.length;
+    const tokensKey = JSON.stringify([data.tokens, data.unknown]);
+    if (tokensKey !== state.tokensKey) {
+      state.tokensKey = tokensKey;
+      state.n = n;
+      state.hoverQuery = state.hoverKey = state.focusQuery = null;
+      if (state.pinned !== null) pin(null);
+      renderTokens(data);
+    }
+    renderHeads(data.heads);
+    layout(root.clientWidth, n);
+    const names = data.heads.map((h) => h + 1).join(', ');
+    canvas.setAttribute('aria-label', `attention from each query to each key, head${data.heads.length > 1 ? 's' : ''} ${names}`);
+    draw();
+  }
+
+  function renderTokens({ tokens, unknown }) {
+    queries.replaceChildren(...tokens.map((t, i) => li(token('button', 'mh-lines-query', t, unknown[i], i))));
+    keys.replaceChildren(...tokens.map((t, i) => li(token('span', 'mh-lines-key', t, unknown[i], i))));
+  }
+
+  function token(tag, className, text, isUnknown, i) {
+    const node = tokenLabel(tag, text, isUnknown);
+    node.classList.add(className);
+    node.dataset.index = String(i);
+    if (tag === 'button') {
+      node.type = 'button';
+      node.setAttribute('aria-label', `query "${text}"`);
+      node.setAttribute('aria-pressed', 'false');
+    }
+    return node;
+  }
+
+  function renderHeads(list) {
+    heads.hidden = list.length < 2;
+    heads.replaceChildren(...(list.length < 2 ? [] : list.map((h) => {
+      const item = el('li', 'mh-lines-head');
+      const swatch = el('span', 'mh-lines-swatch');
+      swatch.style.background = headColor(h);
+      item.append(swatch, `head ${h + 1}`);
+      return item;
+    })));
+  }
+
+  // Token columns take what they need up to ~30% each; the canvas gets the rest.
+  function layout(width, n) {
+    const col = Math.max(56, Math.min(150, Math.floor(width * 0.3)));
+    state.canvasWidth = Math.max(40, Math.min(MAX_CANVAS, width - 2 * col));
+    body.style.gridTemplateColumns = `${col}px ${state.canvasWidth}px ${col}px`;
+    const dpr = globalThis.devicePixelRatio || 1;
+    canvas.width = Math.max(1, Math.round(state.canvasWidth * dpr));
+    canvas.height = Math.max(1, Math.round(n * ROW * dpr));
+    canvas.style.width = `${state.canvasWidth}px`;
+    canvas.style.height = `${n * ROW}px`;
+  }
+
+  // What to highlight: the pointer wins over keyboard focus, which wins over the pin.
+  function highlight() {
+    if (state.hoverQuery !== null) return { query: state.hoverQuery };
+    if (state.hoverKey !== null) return { key: state.hoverKey };
+    if (state.focusQuery !== null) return { query: state.focusQuery };
+    if (state.pinned !== null) return { query: state.pinned };
+    return null;
+  }
+
+  function draw() {
+    if (state.frame) cancelAnimationFrame(state.frame);
+    state.frame = 0;
+    const { data, n, canvasWidth: w } = state;
+    const dpr = globalThis.devicePixelRatio || 1;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, n * ROW);
+    const focus = highlight();
+    const inFocus = (i, j) => !focus || focus.query === i || focus.key === j;
+    ctx.lineWidth = focus ? 2 : 1.5;
+    let strong = 0;
+    for (const head of data.heads) {
+      const values = data.weights[head];
+      const paths = new Array(LEVELS + 1).fill(null);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          const v = values[i * n + j];
+          if (!(v > MIN_WEIGHT)) continue;
+          const shown = inFocus(i, j);
+          const level = Math.round(Math.min(1, shown ? v : v * FADE) * LEVELS);
+          if (level === 0) continue;
+          if (shown) strong++;
+          const path = (paths[level] ??= new Path2D());
+          path.moveTo(1, (i + 0.5) * ROW);
+          path.lineTo(w - 1, (j + 0.5) * ROW);
+        }
+      }
+      ctx.strokeStyle = headColor(head);
+      paths.forEach((path, level) => {
+        if (!path) return;
+        ctx.globalAlpha = level / LEVELS;
+        ctx.stroke(path);
+      });
+    }
+    ctx.globalAlpha = 1;
+    canvas.dataset.lines = String(strong); // for tests: lines drawn at full strength
+    markTokens(focus);
+  }
+
+  function markTokens(focus) {
+    queries.querySelectorAll('.mh-lines-query').forEach((b, i) => b.classList.toggle('mh-active', focus?.query === i));
+    keys.querySelectorAll('.mh-lines-key').forEach((s, j) => s.classList.toggle('mh-active', focus?.key === j));
+  }
+
+  // Many pointer and focus events can arrive in one frame; draw once.
+  function schedule() {
+    if (!state.frame && state.data) state.frame = requestAnimationFrame(draw);
+  }
+
+  function hover(target) {
+    state.hoverQuery = target ? indexOf(target, '.mh-lines-query') : null;
+    state.hoverKey = target ? indexOf(target, '.mh-lines-key') : null;
+    schedule();
+  }
+
+  function pin(i) {
+    if (state.pinned !== null) queries.children[state.pinned]?.firstChild.setAttribute('aria-pressed', 'false');
+    state.pinned = i;
+    if (i !== null) queries.children[i].firstChild.setAttribute('aria-pressed', 'true');
+    schedule();
+    options.onSelect?.(i);
+  }
+
+  // A mouse click also focuses the button; only keyboard focus should hold a highlight, or
+  // unpinning by click would look like it did nothing until the user clicked elsewhere.
+  function keyboardFocused(target) {
+    const i = indexOf(target, '.mh-lines-query');
+    return i !== null && target.matches(':focus-visible') ? i : null;
+  }
+
+  function onKeydown(e) {
+    const i = indexOf(e.target, '.mh-lines-query');
+    if (i === null || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
+    e.preventDefault();
+    const next = Math.max(0, Math.min(state.n - 1, i + (e.key === 'ArrowUp' ? -1 : 1)));
+    queries.children[next].firstChild.focus();
+  }
+
+  function indexOf(target, selector) {
+    const node = target.closest?.(selector);
+    return node && body.contains(node) ? Number(node.dataset.index) : null;
+  }
+
+  function destroy() {
+    if (state.frame) cancelAnimationFrame(state.frame);
+    for (const [type, fn] of Object.entries(listeners)) body.removeEventListener(type, fn);
+    root.replaceChildren();
+    root.classList.remove('mh-lines');
+  }
+
+  return { update, destroy };
+}
+
+function el(tag, className) {
+  const node = document.createElement(tag);
+  node.className = className;
+  return node;
+}
+
+function li(child) {
+  const item = document.createElement('li');
+  item.append(child);
+  return item;
+}
