@@ -1,6 +1,8 @@
 // Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD and scalar
 // modules to dist/ (and the WASM test runners); `node tools/build.js native` builds the native
-// library and its GoogleTest suite. CMake decides what is stale, so a second run is quick.
+// library and its GoogleTest suite; `node tools/build.js demo` builds the page (web/demo) into
+// build/demo with Vite, and needs `wasm` first. CMake decides what is stale, so a second run is
+// quick; the page takes a second or two and is always rebuilt.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -21,7 +23,15 @@ function run(command, args) {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
 }
 
-function build(name) {
+async function buildDemo() {
+  const { build: vite } = await import('vite');
+  const { default: config } = await import('../web/demo/vite.config.js');
+  await vite({ ...config, configFile: false, logLevel: 'warn' });
+  console.log(`build: the page is in ${config.build.outDir}`);
+}
+
+async function build(name) {
+  if (name === 'demo') return buildDemo();
   const { dir, configure } = BUILDS[name];
   if (!existsSync(`${root}/${dir}/CMakeCache.txt`)) {
     run(configure[0], [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release']);
@@ -30,13 +40,13 @@ function build(name) {
 }
 
 const names = process.argv.slice(2);
-const unknown = names.filter((n) => !(n in BUILDS));
+const unknown = names.filter((n) => !(n in BUILDS) && n !== 'demo');
 if (names.length === 0 || unknown.length) {
-  console.error(`usage: node tools/build.js ${Object.keys(BUILDS).join('|')} …`);
+  console.error(`usage: node tools/build.js ${[...Object.keys(BUILDS), 'demo'].join('|')} …`);
   process.exit(2);
 }
 try {
-  names.forEach(build);
+  for (const name of names) await build(name);
 } catch (error) {
   console.error(`build: ${error.message}`);
   process.exit(1);

@@ -89,6 +89,12 @@ function send(response, status, message, headers = {}) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [root = '.', port = '8080'] = process.argv.slice(2);
-  const { url } = await startServer({ root, port: Number(port) });
-  console.log(`Serving ${resolve(root)} at ${url} (Ctrl+C stops)`);
+  try {
+    const { url } = await startServer({ root, port: Number(port) });
+    console.log(`Serving ${resolve(root)} at ${url} (Ctrl+C stops)`);
+  } catch (error) {
+    const hint = error.code === 'EADDRINUSE' ? ` Port ${port} is in use: pass another, e.g. \`npm start -- ${Number(port) + 1}\`.` : '';
+    console.error(`serve: ${error.message}.${hint}`);
+    process.exit(1);
+  }
 }

@@ -1,6 +1,7 @@
 // Headless Chromium for the e2e tests: Debian's /usr/bin/chromium driven by playwright-core.
 // One browser per test file, with a fresh profile that close() removes. Each run() opens a page,
-// waits for it to publish window.__done or window.__error, and saves a screenshot.
+// waits for it to publish window.__done or window.__error, and saves a screenshot; open() hands a
+// page to a test that drives it itself, recording the same problems.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ export async function launchBrowser() {
   }
   return {
     run: (url, name) => run(context, url, name),
+    open: (url, options) => open(context, url, options),
     async close() {
       await context.close();
       await rm(profile, { recursive: true, force: true });
@@ -41,6 +43,41 @@ export async function launchBrowser() {
  */
 async function run(context, url, name, timeout = 30000) {
   const page = await context.newPage();
+  const { problems, responses } = watch(page);
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => window.__done || window.__error, null, { timeout }).catch((error) => {
+      throw new Error(`${url} set neither window.__done nor window.__error (${error.message}); ` +
+        `problems: ${problems.join('; ') || 'none'}`);
+    });
+    const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+    await screenshot(page, name);
+    return { result, error, problems, responses };
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * Opens `url` in a new page of the given viewport and colour scheme. Resolves to { page, problems,
+ * responses } as run() records them; the caller closes the page.
+ */
+async function open(context, url, { width = 1100, height = 900, colorScheme = 'light' } = {}) {
+  const page = await context.newPage();
+  const watched = watch(page);
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme });
+  await page.goto(url);
+  return { page, ...watched };
+}
+
+/** Saves a full-page screenshot as screenshots/<name>.png. */
+export async function screenshot(page, name) {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+function watch(page) {
   const problems = [];
   const responses = [];
   page.on('console', (message) => {
@@ -51,17 +88,5 @@ async function run(context, url, name, timeout = 30000) {
   page.on('response', (response) => {
     responses.push({ url: response.url(), status: response.status(), type: response.headers()['content-type'] });
   });
-  try {
-    await page.goto(url);
-    await page.waitForFunction(() => window.__done || window.__error, null, { timeout }).catch((error) => {
-      throw new Error(`${url} set neither window.__done nor window.__error (${error.message}); ` +
-        `problems: ${problems.join('; ') || 'none'}`);
-    });
-    const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
-    await mkdir(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    return { result, error, problems, responses };
-  } finally {
-    await page.close();
-  }
+  return { problems, responses };
 }

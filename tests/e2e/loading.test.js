@@ -20,8 +20,9 @@ let browser, repoServer, bundleServer, bundleDir, buildLog;
 beforeAll(async () => {
   // Outside the repository, so a test run leaves no build output behind.
   bundleDir = await mkdtemp(join(tmpdir(), 'multihead-bundle-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see build.js).
-  const { stderr } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('./bundle/build.js', import.meta.url)), bundleDir]);
+  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
+  const { stderr } = await promisify(execFile)(process.execPath,
+    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), fileURLToPath(new URL('./bundle/vite.config.js', import.meta.url)), bundleDir]);
   buildLog = stderr;
   [browser, repoServer, bundleServer] = await Promise.all([
     launchBrowser(), startServer({ root: REPO }), startServer({ root: bundleDir }),

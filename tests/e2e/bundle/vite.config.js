@@ -1,6 +1,6 @@
 // Vite config for the bundle test: a production build of index.html + main.js in which the bare
 // specifier 'multihead' resolves to this repository's web/src/index.js, as an installed package
-// would. tests/e2e/loading.test.js passes this object to vite's build() with a temporary outDir;
+// would. tests/e2e/loading.test.js builds it with ../vite-build.js into a temporary folder;
 // `npx vite build tests/e2e/bundle --outDir /tmp/somewhere` also works by hand.
 import { fileURLToPath } from 'node:url';
 

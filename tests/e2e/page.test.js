@@ -1,0 +1,298 @@
+// The page (web/demo), built by Vite as `npm start` builds it, driven in headless Chromium like a
+// learner would: typing, hovering, clicking, the keyboard, a phone screen. The numbers it shows are
+// compared with what the engine computes in this Node process. Also measures hover-to-paint time
+// of the head view at 512 tokens, and prints it (timings are reported, never asserted).
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startServer } from '../../tools/serve.js';
+import { loadEngine } from '../../web/src/index.js';
+import { launchBrowser, screenshot } from './browser.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const SENTENCE = 'The dog chased the ball into the garden.';
+
+let browser, pageServer, repoServer, pageDir, engine, model;
+
+beforeAll(async () => {
+  pageDir = await mkdtemp(join(tmpdir(), 'multihead-page-'));
+  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
+  await promisify(execFile)(process.execPath,
+    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
+  engine = await loadEngine();
+  [browser, pageServer, repoServer, model] = await Promise.all([
+    launchBrowser(), startServer({ root: pageDir }), startServer({ root: REPO }), engine.loadModel(),
+  ]);
+});
+
+afterAll(async () => {
+  engine?.dispose();
+  await Promise.all([browser?.close(), pageServer?.close(), repoServer?.close()]);
+  await rm(pageDir, { recursive: true, force: true });
+});
+
+/** Opens the page and waits until its first sentence is drawn. */
+async function openPage(options) {
+  const opened = await browser.open(pageServer.url, options);
+  await opened.page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 })
+    .catch((error) => { throw new Error(`${error.message}; problems: ${opened.problems.join('; ') || 'none'}`); });
+  return opened;
+}
+
+/** Types `text` into the sentence field as a person would, and waits until its tokens are drawn. */
+async function typeSentence(page, text, expectedTokens) {
+  await page.fill('#sentence', '');
+  await page.locator('#sentence').pressSequentially(text, { delay: 5 });
+  await waitForTokens(page, expectedTokens);
+}
+
+async function waitForTokens(page, tokens) {
+  await page.waitForFunction((expected) => document.body.dataset.state === 'ready' &&
+    [...document.querySelectorAll('#tokens .mh-token')].map((e) => e.textContent).join('\u0001') === expected,
+  tokens.join('\u0001'), { timeout: 20000 });
+}
+
+/** Clicks one of the segmented choices (a radio button inside its label) by its text. */
+async function choose(page, label) {
+  await page.locator('.segmented label').filter({ hasText: new RegExp(`^\\s*${label}\\s*$`) }).click();
+  await expect(page.getByLabel(label, { exact: true }).isChecked()).resolves.toBe(true);
+  await page.waitForFunction(() => document.body.dataset.state === 'ready');
+}
+
+const texts = (page, selector) => page.locator(selector).evaluateAll((nodes) => nodes.map((n) => n.textContent));
+
+/** Hovers the centre of cell (row, col) of the head view's heatmap; resolves to the tooltip's text. */
+async function hoverCell(page, n, row, col) {
+  const box = await page.locator('.mh-head-plot canvas').first().boundingBox();
+  await page.mouse.move(box.x + (col + 0.5) * (box.width / n), box.y + (row + 0.5) * (box.height / n));
+  await nextFrames(page);
+  return page.locator('.mh-tooltip').textContent();
+}
+
+/** Waits until the page has drawn what the last event asked for (the views paint on animation frames). */
+function nextFrames(page) {
+  return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
+test('typing a sentence draws every head in a worker, and the axis labels are model.run\'s tokens', async () => {
+  const { page, problems, responses } = await openPage();
+  const expected = model.run(SENTENCE);
+  await typeSentence(page, SENTENCE, expected.tokens);
+
+  expect(await page.locator('.mh-grid-card canvas[role="img"]').count()).toBe(expected.heads);
+  expect(page.workers()).toHaveLength(1);
+  await choose(page, 'One head');
+  expect(await texts(page, '.mh-head-queries button')).toEqual(expected.tokens);
+  expect(await texts(page, '.mh-head-keys span')).toEqual(expected.tokens);
+  await screenshot(page, 'page-head');
+
+  // Offline: every request went to the page's own server, the model included.
+  expect(responses.filter((r) => !r.url.startsWith(pageServer.url))).toEqual([]);
+  expect(responses.some((r) => r.url.endsWith('.safetensors') && r.status === 200)).toBe(true);
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('hovering a cell shows "query → key: weight" with the engine\'s weight; keys and clicks pin and move', async () => {
+  const { page, problems } = await openPage();
+  const expected = model.run(SENTENCE);
+  const n = expected.tokens.length;
+  await typeSentence(page, SENTENCE, expected.tokens);
+  await choose(page, 'One head');
+  await page.selectOption('#layer', { value: '1' });
+  await page.selectOption('#head', { value: '1' });
+  const weights = expected.attention(1, 1);
+  const tooltip = (row, col) => `${expected.tokens[row]} → ${expected.tokens[col]}: ${weights[row * n + col].toFixed(3)}`;
+
+  for (const [row, col] of [[0, 0], [3, 2], [5, 4], [n - 1, n - 2], [2, 7]]) {
+    expect(await hoverCell(page, n, row, col)).toBe(tooltip(row, col));
+  }
+
+  // The keyboard: focus the heatmap, move with the arrows, pin with Enter.
+  await page.mouse.move(0, 0);
+  await page.locator('.mh-head-plot .mh-matrix').focus();
+  for (const key of ['ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowLeft']) await page.keyboard.press(key);
+  await nextFrames(page);
+  await expect(page.locator('.mh-tooltip').textContent()).resolves.toBe(tooltip(2, 2));
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.mh-head-queries button').nth(2).getAttribute('aria-pressed')).resolves.toBe('true');
+  // Clicking a token pins its row instead.
+  await page.locator('.mh-head-queries button').nth(4).click();
+  expect(await page.locator('.mh-head-queries button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-pressed'))))
+    .toEqual(expected.tokens.map((_, i) => String(i === 4)));
+  await screenshot(page, 'page-head-pinned');
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('the four steps show every matrix of a layer with its shape', async () => {
+  const { page, problems } = await openPage();
+  const expected = model.run(SENTENCE);
+  const n = expected.tokens.length, d = model.dModel, h = model.numHeads, dh = d / h;
+  await typeSentence(page, SENTENCE, expected.tokens);
+  await choose(page, 'Four steps');
+  const steps = page.locator('.mh-steps li');
+  await expect(steps.count()).resolves.toBe(4);
+  const shapes = async (i) => (await steps.nth(i).locator('.mh-shape').evaluateAll((s) => s.map((e) => e.textContent))).sort();
+  expect(await shapes(0)).toEqual([`${n} × ${d}`]);
+  expect(await shapes(1)).toEqual(Array(3 * h).fill(`${n} × ${dh}`));
+  expect(await shapes(2)).toEqual([...Array(h).fill(`${n} × ${dh}`), ...Array(h).fill(`${n} × ${n}`)].sort());
+  expect(await shapes(3)).toEqual([`${n} × ${d}`, `${n} × ${d}`]);
+  for (let i = 0; i < 4; i++) await expect(steps.nth(i).locator('canvas[role="img"]').count()).resolves.toBeGreaterThan(0);
+
+  // Hovering an output row marks where it came from and says so.
+  const output = page.locator('.mh-steps li').nth(3).locator('.mh-matrix').last();
+  const box = await output.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + (2.5 * box.height) / n);
+  await expect(page.locator('.mh-steps').textContent()).resolves.toContain(expected.tokens[2]);
+  await screenshot(page, 'page-steps');
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('the toy layer runs with the chosen d_model, heads, causal mask and seed, as the engine does', async () => {
+  const { page, problems } = await openPage();
+  const text = 'The cat sat on the mat.';
+  const expected = model.run(text);
+  const n = expected.tokens.length;
+  await typeSentence(page, text, expected.tokens);
+  await choose(page, 'a toy layer');
+  await page.selectOption('#toy-d', { value: '4' });
+  await page.selectOption('#toy-heads', { value: '2' });
+  await page.check('#toy-causal');
+  await page.fill('#toy-seed', '7');
+  await page.waitForTimeout(400); // the seed field is debounced
+  await page.waitForFunction(() => document.body.dataset.state === 'ready');
+
+  // The same layer in Node: the first 4 features of each token's embedding.
+  const x = new Float32Array(n * 4);
+  const input = expected.layerInput(0);
+  for (let i = 0; i < n; i++) x.set(input.subarray(i * model.dModel, i * model.dModel + 4), i * 4);
+  const toy = engine.createAttention({ dModel: 4, numHeads: 2, causal: true, seed: 7 });
+  const weights = toy.forward(x, n).weights(1);
+  toy.dispose();
+
+  await choose(page, 'One head');
+  await page.selectOption('#head', { value: '1' });
+  for (const [row, col] of [[n - 1, 0], [3, 1], [0, 1], [2, 5]]) {
+    expect(await hoverCell(page, n, row, col)).toBe(`${expected.tokens[row]} → ${expected.tokens[col]}: ${weights[row * n + col].toFixed(3)}`);
+  }
+  expect(weights[0 * n + 1]).toBe(0); // causal: the first token sees only itself
+
+  await choose(page, 'Four steps');
+  const shapes = await page.locator('.mh-steps .mh-shape').evaluateAll((s) => s.map((e) => e.textContent));
+  expect(new Set(shapes)).toEqual(new Set([`${n} × 4`, `${n} × 2`, `${n} × ${n}`]));
+  await screenshot(page, 'page-toy-steps');
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('bad input: empty text, text over the limit, HTML, emoji and non-Latin text', async () => {
+  const { page, problems } = await openPage();
+
+  await page.fill('#sentence', '   ');
+  await page.waitForFunction(() => document.body.dataset.state === 'empty');
+  await expect(page.locator('#status').textContent()).resolves.toMatch(/^Type a sentence/);
+
+  const long = Array.from({ length: 150 }, (_, i) => ['the', 'nation', 'will', 'rise'][i % 4]).join(' ');
+  const truncated = model.run(long);
+  await page.fill('#sentence', long);
+  await waitForTokens(page, truncated.tokens);
+  await expect(page.locator('#notice').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#notice').textContent()).resolves.toBe(`This text has ${truncated.totalTokens} tokens, more than the ` +
+    `model's ${model.maxTokens}: only the first ${model.maxTokens - 1} and the closing [SEP] are shown.`);
+  await screenshot(page, 'page-truncated');
+
+  const html = '<img src=x onerror="window.__pwned=1">';
+  const htmlTokens = model.run(html).tokens;
+  await page.fill('#sentence', html);
+  await waitForTokens(page, htmlTokens);
+  await expect(page.locator('#notice').isVisible()).resolves.toBe(false);
+  for (const view of ['One head', 'Lines', 'Four steps', 'All heads']) await choose(page, view);
+  await page.waitForTimeout(200); // an image's error handler would have run by now
+  expect(await page.evaluate(() => [window.__pwned, document.querySelectorAll('img').length])).toEqual([undefined, 0]);
+  expect(htmlTokens.join('')).toContain('<');
+
+  const world = 'Le chat 🐈 dort à Tōkyō 東京, naïve café.';
+  const worldResult = model.run(world);
+  await page.fill('#sentence', world);
+  await waitForTokens(page, worldResult.tokens);
+  const marked = await page.locator('#tokens .mh-unknown').evaluateAll((nodes) => nodes.map((e) => e.textContent));
+  expect(marked).toEqual(worldResult.tokens.filter((_, i) => worldResult.unknown[i]));
+  expect(marked.length).toBeGreaterThan(0);
+  await screenshot(page, 'page-world');
+
+  // After all of that the engine still answers.
+  await typeSentence(page, SENTENCE, model.run(SENTENCE).tokens);
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('every control is reachable by Tab and has an accessible name', async () => {
+  const { page, problems } = await openPage();
+  await choose(page, 'One head');
+  const reached = new Set();
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    reached.add(await page.evaluate(() => {
+      const e = document.activeElement;
+      return e.id || e.getAttribute('name') || e.className || e.tagName;
+    }));
+  }
+  for (const stop of ['sentence', 'mode', 'view', 'layer', 'head', 'mh-matrix', 'mh-token']) expect(reached).toContain(stop);
+
+  // Every control in the accessibility tree has a name.
+  const tree = await page.locator('body').ariaSnapshot();
+  const unnamed = tree.split('\n').filter((line) => /- (button|combobox|checkbox|radio|textbox|spinbutton|img)(\s*\[[^\]]*\])?:?\s*$/.test(line));
+  expect(unnamed).toEqual([]);
+  await choose(page, 'a toy layer');
+  const toyTree = await page.locator('.toy').ariaSnapshot();
+  for (const name of ['d_model', 'Heads', 'Causal mask', 'Seed']) expect(toyTree).toContain(`"${name}"`);
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('every view fits a 375 px phone, in the dark theme', async () => {
+  const { page, problems } = await openPage({ width: 375, height: 800, colorScheme: 'dark' });
+  expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 24, 27)');
+  for (const view of ['All heads', 'One head', 'Lines', 'Four steps']) {
+    await choose(page, view);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await screenshot(page, `page-phone-${view.replace(' ', '-').toLowerCase()}`);
+  }
+  expect(problems).toEqual([]);
+  await page.close();
+  const light = await openPage({ colorScheme: 'light' });
+  expect(await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+  await screenshot(light.page, 'page-grid');
+  await light.page.close();
+});
+
+test('the head view at 512 tokens: hover-to-paint time (reported, not asserted)', async () => {
+  const { page, problems } = await browser.open(`${repoServer.url}tests/e2e/pages/head-512.html`);
+  await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 30000 });
+  const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+  expect(error).toBeUndefined();
+  expect(result.firstRowSum).toBeCloseTo(1, 4);
+
+  const box = await page.locator('.mh-head-plot canvas').first().boundingBox();
+  const HOVERS = 60;
+  for (let k = 0; k < HOVERS; k++) {
+    const before = await page.evaluate(() => performance.getEntriesByName('mh-hover-to-paint').length);
+    await page.mouse.move(box.x + ((k * 37) % 500 + 0.5) * (box.width / 512), box.y + ((k * 91) % 510 + 0.5) * (box.height / 512));
+    await page.waitForFunction((b) => performance.getEntriesByName('mh-hover-to-paint').length > b, before);
+  }
+  const times = (await page.evaluate(() => performance.getEntriesByName('mh-hover-to-paint').map((e) => e.duration)))
+    .sort((a, b) => a - b);
+  expect(times.length).toBeGreaterThanOrEqual(HOVERS);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
+  console.log(`head view, 512 × 512, hover-to-paint over ${times.length} hovers: median ${at(0.5)} ms, ` +
+    `p90 ${at(0.9)} ms, max ${at(1)} ms`);
+  await expect(page.locator('.mh-tooltip').textContent()).resolves.toMatch(/^t\d+ → t\d+: \d\.\d{3}$/);
+  await screenshot(page, 'head-512');
+  expect(problems).toEqual([]);
+  await page.close();
+});

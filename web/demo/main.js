@@ -1,0 +1,254 @@
+// The page's controller: one state object, the controls that change it, the worker that computes,
+// and the one view on screen. It asks the worker for a new result when the sentence or the toy
+// settings change (debounced, never more than one request in flight) and redraws the view
+// otherwise. The drawing itself is web/src/views; the computing is worker.js.
+import { createGridView } from '../src/views/grid-view.js';
+import { createHeadView } from '../src/views/head-view.js';
+import { createLinesView } from '../src/views/lines-view.js';
+import { createStepsView } from '../src/views/steps-view.js';
+import { VIEWS_CSS } from '../src/views/styles.js';
+import { tokenLabel } from '../src/views/tokens.js';
+
+const EXAMPLES = [
+  'The cat sat on the mat because it was tired.',
+  'The president said that the nation would not forget.',
+  'She gave him the book, and he read it twice.',
+  'We hold these truths to be self-evident.',
+  'Le chat 🐈 dort sur le tapis.',
+];
+const TYPING_DELAY = 200; // ms of quiet before the sentence is run
+const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
+
+const $ = (id) => document.getElementById(id);
+const controls = {
+  sentence: $('sentence'), layer: $('layer'), head: $('head'),
+  toyD: $('toy-d'), toyHeads: $('toy-heads'), toyCausal: $('toy-causal'), toySeed: $('toy-seed'),
+};
+
+const state = {
+  info: null, // the model's sizes, once the worker is ready
+  mode: 'model', // 'model' | 'toy'
+  view: 'grid', // a key of VIEWS
+  layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
+  head: 0, // a head index, or 'all' (lines view only)
+  toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 },
+  result: null, // the worker's last answer for the current request
+  asked: 0, // id of the last request sent
+  busy: false, // a request is in flight
+  stale: false, // the inputs changed while busy
+  current: null, // { name, view, root } on screen
+};
+
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+worker.onmessage = ({ data }) => (data.type === 'ready' ? onReady(data.info) : onAnswer(data));
+worker.onerror = (event) => showError(`The worker failed: ${event.message ?? 'unknown error'}`);
+
+function onReady(info) {
+  state.info = info;
+  setOptions(controls.layer, Array.from({ length: info.numLayers }, (_, l) => [l, `${l + 1}`]));
+  status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly).`);
+  request();
+}
+
+function onAnswer(answer) {
+  state.busy = false;
+  if (state.stale) return request();
+  if (answer.type === 'error') {
+    if (answer.id === undefined) return showError(answer.message);
+    return showError(`That sentence could not be run: ${answer.message}`);
+  }
+  state.result = answer;
+  const n = answer.tokens.length;
+  status(`${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`);
+  notice(answer.truncated
+    ? `This text has ${answer.totalTokens} tokens, more than the model's ${state.info.maxTokens}: only the first ` +
+      `${n - 1} and the closing [SEP] are shown.`
+    : '');
+  renderTokens(answer);
+  render();
+}
+
+/** Sends the current sentence to the worker, or waits until the one in flight answers. */
+function request() {
+  if (!state.info) return;
+  const text = controls.sentence.value;
+  if (text.trim() === '') {
+    state.result = null;
+    notice('');
+    return showEmpty();
+  }
+  if (state.busy) {
+    state.stale = true;
+    return;
+  }
+  state.busy = true;
+  state.stale = false;
+  document.body.dataset.state = 'busy';
+  worker.postMessage({ id: ++state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
+}
+
+function render() {
+  const r = state.result;
+  if (!r) return;
+  const layers = r.layers.length;
+  state.layer = Math.min(state.layer, layers - 1);
+  const heads = r.layers[state.layer].numHeads;
+  setOptions(controls.layer, Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]), state.layer);
+  const headChoices = Array.from({ length: heads }, (_, h) => [h, `${h + 1}`]);
+  if (state.view === 'lines') headChoices.push(['all', 'All heads']);
+  if (state.head !== 'all') state.head = Math.min(state.head, heads - 1);
+  if (state.head === 'all' && state.view !== 'lines') state.head = 0;
+  setOptions(controls.head, headChoices, state.head);
+  $('layer-control').hidden = layers === 1;
+  $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
+
+  const view = show(state.view);
+  view.update(viewData(r, r.layers[state.layer]));
+  document.body.dataset.state = 'ready';
+}
+
+/** What the view on screen needs from a result. */
+function viewData(r, layer) {
+  const { tokens, unknown } = r;
+  const where = state.mode === 'toy' ? 'Toy layer' : `Layer ${state.layer + 1}`;
+  switch (state.view) {
+    case 'grid':
+      return { tokens, unknown, weights: layer.weights, title: where };
+    case 'head':
+      return { tokens, unknown, weights: layer.weights[state.head], title: `${where}, head ${state.head + 1}` };
+    case 'lines': {
+      const heads = state.head === 'all' ? layer.weights.map((_, h) => h) : [state.head];
+      return { tokens, unknown, weights: layer.weights, heads };
+    }
+    default:
+      return {
+        ...layer, tokens, unknown, title: where, numbers: state.mode === 'toy',
+        inputLabel: state.mode === 'toy'
+          ? `the first ${layer.dModel} features of each token's embedding (word plus position)`
+          : state.layer === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${state.layer}`,
+      };
+  }
+}
+
+/** The view called `name`, created on first use; the previous one is destroyed. */
+function show(name) {
+  if (state.current?.name === name) return state.current.view;
+  state.current?.view.destroy();
+  const root = document.createElement('div');
+  $('view').replaceChildren(root);
+  const options = name === 'grid' ? { onSelectHead: (h) => { state.head = h; choose('view', 'head'); } } : {};
+  state.current = { name, view: VIEWS[name](root, options), root };
+  return state.current.view;
+}
+
+function choose(group, value) {
+  document.querySelector(`input[name="${group}"][value="${value}"]`).checked = true;
+  onRadio(group, value);
+}
+
+function onRadio(group, value) {
+  state[group] = value;
+  if (group === 'mode') {
+    $('toy-controls').hidden = value !== 'toy';
+    state.result = null;
+    return request();
+  }
+  render();
+}
+
+function renderTokens({ tokens, unknown }) {
+  const list = $('tokens');
+  list.replaceChildren(...tokens.map((t, i) => tokenLabel('span', t, unknown[i])));
+  if (unknown.some(Boolean)) {
+    const key = document.createElement('span');
+    key.className = 'tokens-key';
+    key.textContent = 'underlined in dashes: not in the model\'s vocabulary';
+    list.append(key);
+  }
+}
+
+function showEmpty() {
+  state.current?.view.destroy();
+  state.current = null;
+  $('view').replaceChildren();
+  $('tokens').replaceChildren();
+  status('Type a sentence (or pick an example) to see how each head attends.');
+  document.body.dataset.state = 'empty';
+}
+
+function showError(message) {
+  status(message);
+  document.body.dataset.state = 'error';
+}
+
+function status(text) {
+  $('status').textContent = text;
+}
+
+function notice(text) {
+  $('notice').textContent = text;
+  $('notice').hidden = text === '';
+}
+
+function setOptions(select, choices, selected = select.value) {
+  const same = select.options.length === choices.length && choices.every(([v, label], i) =>
+    select.options[i].value === String(v) && select.options[i].text === label);
+  if (!same) select.replaceChildren(...choices.map(([v, label]) => new Option(label, String(v))));
+  select.value = String(selected);
+}
+
+function debounce(fn, ms) {
+  let timer = 0;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(fn, ms);
+  };
+}
+
+function readToy() {
+  const seed = Number(controls.toySeed.value);
+  const valid = controls.toySeed.value !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff;
+  controls.toySeed.setAttribute('aria-invalid', String(!valid));
+  if (!valid) return notice('The seed must be a whole number from 0 to 4294967295.');
+  notice('');
+  const dModel = Number(controls.toyD.value);
+  // Only head counts that divide d_model are offered.
+  for (const option of controls.toyHeads.options) option.disabled = dModel % Number(option.value) !== 0;
+  let numHeads = Number(controls.toyHeads.value);
+  if (dModel % numHeads !== 0) controls.toyHeads.value = String((numHeads = 1));
+  state.toy = { dModel, numHeads, causal: controls.toyCausal.checked, seed };
+  state.result = null;
+  request();
+}
+
+function start() {
+  const style = document.createElement('style');
+  style.textContent = VIEWS_CSS;
+  document.head.append(style);
+
+  const examples = document.querySelector('.examples');
+  for (const text of EXAMPLES) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = text;
+    button.addEventListener('click', () => {
+      controls.sentence.value = text;
+      request();
+    });
+    examples.append(button);
+  }
+  controls.sentence.addEventListener('input', debounce(request, TYPING_DELAY));
+  for (const input of document.querySelectorAll('input[type="radio"]')) {
+    input.addEventListener('change', () => onRadio(input.name, input.value));
+  }
+  controls.layer.addEventListener('change', () => { state.layer = Number(controls.layer.value); render(); });
+  controls.head.addEventListener('change', () => {
+    state.head = controls.head.value === 'all' ? 'all' : Number(controls.head.value);
+    render();
+  });
+  for (const input of [controls.toyD, controls.toyHeads, controls.toyCausal]) input.addEventListener('change', readToy);
+  controls.toySeed.addEventListener('input', debounce(readToy, TYPING_DELAY));
+  window.addEventListener('resize', debounce(render, 150));
+}
+
+start();
