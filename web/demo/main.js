@@ -17,6 +17,7 @@ const EXAMPLES = [
   'Le chat 🐈 dort sur le tapis.',
 ];
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
+const SLOW = 300; // ms before a run in flight is reported (long pastes take seconds to tokenize)
 const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +36,7 @@ const state = {
   result: null, // the worker's last answer for the current request
   asked: 0, // id of the last request sent
   busy: false, // a request is in flight
+  slowTimer: 0, // reports a request that takes long
   stale: false, // the inputs changed while busy
   current: null, // { name, view, root } on screen
 };
@@ -52,6 +54,7 @@ function onReady(info) {
 
 function onAnswer(answer) {
   state.busy = false;
+  clearTimeout(state.slowTimer);
   if (state.stale) return request();
   if (answer.type === 'error') {
     if (answer.id === undefined) return showError(answer.message);
@@ -84,6 +87,7 @@ function request() {
   state.busy = true;
   state.stale = false;
   document.body.dataset.state = 'busy';
+  state.slowTimer = setTimeout(() => status(`Working on ${text.length.toLocaleString('en')} characters…`), SLOW);
   worker.postMessage({ id: ++state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
 }
 
