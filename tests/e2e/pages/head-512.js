@@ -15,7 +15,7 @@ try {
   const x = Float32Array.from({ length: N * D }, (_, i) => Math.sin(i * 0.37) + Math.cos(i * 0.011)); // (N, D)
   const weights = attention.forward(x, N).weights(0);
   const tokens = Array.from({ length: N }, (_, i) => `t${i}`);
-  const view = createHeadView(document.getElementById('view'), {});
+  const view = createHeadView(document.getElementById('view'), { timing: true });
   view.update({ tokens, unknown: tokens.map(() => false), weights, title: 'head 1 of a 512-token layer' });
   window.__result = { n: N, firstRowSum: weights.subarray(0, N).reduce((a, b) => a + b) };
   window.__done = true;

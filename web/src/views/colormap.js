@@ -47,12 +47,6 @@ export function colorIndex(scale, value) {
   return Math.max(0, Math.min(STEPS - 1, Math.round(t * (STEPS - 1))));
 }
 
-/** The CSS colour of `value` on `scale`. */
-export function cssColor(scale, value) {
-  const i = colorIndex(scale, value) * 4;
-  return `rgb(${scale.lut[i]} ${scale.lut[i + 1]} ${scale.lut[i + 2]})`;
-}
-
 /** Whether dark or light text reads better on `value`'s colour (for numbers drawn in cells). */
 export function textColorOn(scale, value) {
   const i = colorIndex(scale, value) * 4;
@@ -105,9 +99,10 @@ export function createLegend(scale, { label = scale.label } = {}) {
 
 /**
  * Colours for telling heads apart: the Okabe–Ito palette, chosen to stay distinct under the
- * common colour-vision deficiencies. Heads beyond eight reuse colours.
+ * common colour-vision deficiencies. Its yellow comes late: thin yellow lines vanish on white.
+ * Heads beyond eight reuse colours.
  */
-const HEAD_COLORS = ['#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', '#999999'];
+const HEAD_COLORS = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#999999'];
 
 export function headColor(head) {
   return HEAD_COLORS[head % HEAD_COLORS.length];

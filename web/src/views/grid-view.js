@@ -1,7 +1,8 @@
 // Every head of one layer as small multiples: one small heatmap per head, on one shared scale, so
 // the heads' patterns can be compared at a glance. Hovering a heatmap reads out a cell; choosing a
 // head (click, or Enter on its focused card) calls onSelectHead so the page can enlarge it.
-import { createLegend, formatNumber, weightScale } from './colormap.js';
+import { createLegend, weightScale } from './colormap.js';
+import { el, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const GAP = 12; // CSS px between cards
@@ -11,35 +12,24 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
   const scale = weightScale();
   root.replaceChildren();
   root.classList.add('mh-grid');
-  const title = document.createElement('h3');
-  const cards = document.createElement('div');
-  cards.className = 'mh-grid-cards';
-  const readout = document.createElement('p');
-  readout.className = 'mh-grid-readout';
-  readout.textContent = 'Hover a heatmap to read a weight; choose a head to enlarge it.';
+  const title = el('h3');
+  const cards = el('div', 'mh-grid-cards');
+  const readout = el('p', 'mh-grid-readout', 'Hover a heatmap to read a weight; choose a head to enlarge it.');
   root.append(title, cards, readout, createLegend(scale));
 
   function card(head) {
-    const button = document.createElement('button');
+    const button = el('button', 'mh-grid-card');
     button.type = 'button';
-    button.className = 'mh-grid-card';
     const matrix = new MatrixCanvas({ label: `head ${head + 1}`, square: true, maxCell: 24 });
-    const caption = document.createElement('span');
-    caption.textContent = `head ${head + 1}`;
-    button.append(matrix.element, caption);
+    button.append(matrix.element, el('span', '', `head ${head + 1}`));
     button.addEventListener('click', () => onSelectHead(head));
     button.addEventListener('pointermove', (event) => {
       const cell = matrix.cellAt(event.clientX, event.clientY);
       matrix.mark({ cells: cell ? [[cell.row, cell.col]] : [] });
-      if (cell) readout.textContent = `head ${head + 1}: ${describe(cell, head)}`;
+      if (cell) readout.textContent = `head ${head + 1}: ${weightText(state.data.tokens, state.data.weights[head], cell.row, cell.col)}`;
     });
     button.addEventListener('pointerleave', () => matrix.mark({}));
     return { button, matrix };
-  }
-
-  function describe({ row, col }, head) {
-    const { tokens, weights } = state.data;
-    return `${tokens[row]} → ${tokens[col]}: ${formatNumber(weights[head][row * tokens.length + col])}`;
   }
 
   function update(data) {

@@ -2,14 +2,16 @@
 // shows "query → key: weight"; clicking a query token pins its row; the heatmap takes keyboard
 // focus and the arrow keys move a focused cell. It draws one (n × n) matrix it is given; which
 // layer and head that is, and where the numbers come from, is the caller's business.
-import { createLegend, formatNumber, weightScale } from './colormap.js';
+// With { timing: true } it records each hover's time to paint as a 'mh-hover-to-paint'
+// performance measure (the e2e test reads them; the page leaves it off so entries do not pile up).
+import { createLegend, weightScale } from './colormap.js';
+import { el, sameTokens, tokenLabel, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
-import { tokenLabel } from './tokens.js';
 
 const LABEL_WIDTH = 84; // CSS px for the query labels down the left
 const MIN_LABEL_CELL = 7; // CSS px: smaller cells get no axis text (hover still names the tokens)
 
-export function createHeadView(root, { onSelect = () => {} } = {}) {
+export function createHeadView(root, { onSelect = () => {}, timing = false } = {}) {
   const state = {
     data: null, // { tokens, unknown, weights (n × n), title }
     hover: null, // { row, col } under the pointer
@@ -23,7 +25,8 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
 
   matrix.element.tabIndex = 0;
   matrix.element.addEventListener('pointermove', (event) => {
-    performance.mark('mh-hover');
+    // From the first hover a frame will show, not the last one before it.
+    if (timing && !state.frame) performance.mark('mh-hover');
     state.hover = matrix.cellAt(event.clientX, event.clientY);
     schedulePaint();
   });
@@ -36,8 +39,8 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
     if (cell) pin(cell.row);
   });
   matrix.element.addEventListener('focus', () => {
-    state.focus ??= { row: state.pinned ?? 0, col: 0 };
-    schedulePaint();
+    // A click focuses too, but only keyboard focus should leave a cell marked.
+    if (matrix.element.matches(':focus-visible')) startFocus();
   });
   matrix.element.addEventListener('blur', () => {
     state.focus = null;
@@ -45,9 +48,15 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
   });
   matrix.element.addEventListener('keydown', onKey);
 
+  function startFocus() {
+    state.focus ??= { row: state.pinned ?? 0, col: 0 };
+    schedulePaint();
+  }
+
   function onKey(event) {
     const n = state.data?.tokens.length ?? 0;
-    if (!state.focus || n === 0) return;
+    if (n === 0) return;
+    if (!state.focus) startFocus();
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (event.key in moves) {
       const [dr, dc] = moves[event.key];
@@ -64,6 +73,10 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
     dom.live.textContent = describe(state.focus);
   }
 
+  function describe({ row, col }) {
+    return weightText(state.data.tokens, state.data.weights, row, col);
+  }
+
   function pin(row) {
     state.pinned = state.pinned === row ? null : row;
     dom.queries.querySelectorAll('button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === state.pinned)));
@@ -71,26 +84,24 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
     schedulePaint();
   }
 
-  function describe({ row, col }) {
-    const { tokens, weights } = state.data;
-    return `${tokens[row]} → ${tokens[col]}: ${formatNumber(weights[row * tokens.length + col])}`;
-  }
-
   function schedulePaint() {
     if (state.frame) return;
     state.frame = requestAnimationFrame(() => {
       state.frame = 0;
       paintMarks();
-      // A message posted now is handled after this frame is painted: that is the "paint" mark.
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => {
-        if (performance.getEntriesByName('mh-hover', 'mark').length === 0) return;
-        performance.mark('mh-paint');
-        performance.measure('mh-hover-to-paint', 'mh-hover', 'mh-paint');
-        performance.clearMarks('mh-hover');
-      };
-      channel.port2.postMessage(null);
+      if (timing) measureAfterPaint();
     });
+  }
+
+  // A message posted during a frame is handled after that frame is painted.
+  function measureAfterPaint() {
+    if (performance.getEntriesByName('mh-hover', 'mark').length === 0) return;
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      performance.measure('mh-hover-to-paint', 'mh-hover');
+      performance.clearMarks('mh-hover');
+    };
+    channel.port2.postMessage(null);
   }
 
   function paintMarks() {
@@ -116,7 +127,7 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
 
   function update(data) {
     const n = data.tokens.length;
-    if (state.data?.tokens.join('\u0000') !== data.tokens.join('\u0000')) {
+    if (!sameTokens(state.data?.tokens, data.tokens)) {
       state.hover = state.focus = null;
       state.pinned = null;
     }
@@ -132,11 +143,6 @@ export function createHeadView(root, { onSelect = () => {} } = {}) {
 
   return {
     update,
-    /** The weight the tooltip shows for a cell, and where that cell is on screen (tests use it). */
-    cellCenter(row, col) {
-      const box = matrix.overlay.getBoundingClientRect();
-      return { x: box.left + (col + 0.5) * matrix.cellWidth, y: box.top + (row + 0.5) * matrix.cellHeight };
-    },
     destroy() {
       cancelAnimationFrame(state.frame);
       root.replaceChildren();
@@ -164,8 +170,7 @@ function build(root, matrix, scale) {
   const live = el('p', 'mh-visually-hidden');
   live.setAttribute('aria-live', 'polite');
   const grid = el('div', 'mh-head-grid');
-  const corner = el('div', 'mh-head-corner');
-  corner.textContent = 'query ↓ key →';
+  const corner = el('div', 'mh-head-corner', 'query ↓ key →');
   grid.append(corner, keys, queries, plot);
   root.append(title, grid, createLegend(scale), live);
   return { title, keys, queries, plot, tooltip, live };
@@ -192,12 +197,6 @@ function renderLabels(dom, { tokens, unknown }, cell, pin, pinned) {
   }));
   dom.keys.classList.toggle('mh-labels-hidden', small);
   dom.queries.classList.toggle('mh-labels-hidden', small);
-}
-
-function el(tag, className) {
-  const node = document.createElement(tag);
-  node.className = className;
-  return node;
 }
 
 export const HEAD_CSS = `

@@ -6,7 +6,7 @@
 // user pick heads (the page passes `heads`), and does not listen to resizes (the page calls
 // update() again).
 import { headColor } from './colormap.js';
-import { tokenLabel } from './tokens.js';
+import { el, sameTokens, tokenLabel } from './dom.js';
 
 const ROW = 22; // CSS px per token row
 const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; skipping them keeps n = 64 cheap
@@ -34,7 +34,7 @@ export const LINES_CSS = `
 
 export function createLinesView(root, options = {}) {
   const state = {
-    data: null, n: 0, tokensKey: null, width: 0, canvasWidth: 0,
+    data: null, n: 0, canvasWidth: 0,
     hoverQuery: null, hoverKey: null, focusQuery: null, pinned: null, frame: 0,
   };
   root.replaceChildren();
@@ -62,11 +62,10 @@ export function createLinesView(root, options = {}) {
   for (const [type, fn] of Object.entries(listeners)) body.addEventListener(type, fn);
 
   function update(data) {
+    const previous = state.data;
     state.data = data;
     const n = data.tokens.length;
-    const tokensKey = JSON.stringify([data.tokens, data.unknown]);
-    if (tokensKey !== state.tokensKey) {
-      state.tokensKey = tokensKey;
+    if (!sameTokens(previous?.tokens, data.tokens)) {
       state.n = n;
       state.hoverQuery = state.hoverKey = state.focusQuery = null;
       if (state.pinned !== null) pin(null);
@@ -220,12 +219,6 @@ export function createLinesView(root, options = {}) {
   }
 
   return { update, destroy };
-}
-
-function el(tag, className) {
-  const node = document.createElement(tag);
-  node.className = className;
-  return node;
 }
 
 function li(child) {

@@ -2,7 +2,7 @@
 // the data or the size changes) under an overlay canvas for marks (hover, focus, pinned rows).
 // Keeping marks on their own canvas is what keeps hovering cheap at 512 × 512: a mark repaints a
 // few rectangles, never the matrix. It handles no events; views ask cellAt() and call mark().
-import { colorIndex, formatNumber, matrixImage, textColorOn } from './colormap.js';
+import { formatNumber, matrixImage, textColorOn } from './colormap.js';
 
 const MIN_NUMBER_CELL = 26; // CSS px: below this, numbers in cells would not fit
 
@@ -70,10 +70,9 @@ export class MatrixCanvas {
     ctx.restore();
   }
 
-  /** The value at a cell, and its colour-table index (for tests and tooltips). */
+  /** The value drawn at a cell. */
   valueAt(row, col) {
-    const value = this.values[row * this.cols + col];
-    return { value, colorIndex: colorIndex(this.scale, value) };
+    return this.values[row * this.cols + col];
   }
 
   /** The cell under a pointer position, or null outside the matrix. */

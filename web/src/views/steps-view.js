@@ -6,7 +6,7 @@
 // W_q, W_k, W_v, W_o, and redraws everything on update() (sizes depend on root's width).
 import { createLegend, formatNumber, headColor, signedScale, weightScale } from './colormap.js';
 import { MatrixCanvas } from './matrix-canvas.js';
-import { tokenLabel } from './tokens.js';
+import { el, tokenLabel } from './dom.js';
 
 const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
 const HINT = 'Hover over a row of the output, or focus it and use the ↑ ↓ keys, to see what it comes from.';
@@ -15,13 +15,6 @@ const MIN_ALL_ROWS_MARK = 12; // px: thinner rows outlined one by one turn into 
 const sub = (k) => String(k).replace(/\d/g, (d) => SUBSCRIPTS[d]);
 const shapeText = (rows, cols) => `${rows} × ${cols}`;
 const quoted = (text) => `“${text}”`;
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** Cell and label sizes for the current width: every matrix shares one row height, so rows line up. */
 function layout(data, width) {
@@ -121,7 +114,7 @@ export function createStepsView(root, options = {}) {
     const { tokens } = state.data, { row, col } = cell;
     const colName = spec.kind === 'weights' ? `col ${col + 1} ${quoted(tokens[col])}` : `col ${col + 1}`;
     state.readouts[spec.step].textContent =
-      `${spec.name} row ${quoted(tokens[row])}, ${colName}: ${formatNumber(mc.valueAt(row, col).value)}`;
+      `${spec.name} row ${quoted(tokens[row])}, ${colName}: ${formatNumber(mc.valueAt(row, col))}`;
   }
 
   function heading(text) {
@@ -252,7 +245,8 @@ export function createStepsView(root, options = {}) {
       if (cell && cell.row !== state.traced) trace(cell.row);
     });
     node.addEventListener('pointerleave', (e) => { if (e.pointerType !== 'touch') trace(null); });
-    node.addEventListener('focus', () => { if (state.traced === null) trace(0); });
+    // A click focuses too; only keyboard focus starts tracing at the first row.
+    node.addEventListener('focus', () => { if (state.traced === null && node.matches(':focus-visible')) trace(0); });
     node.addEventListener('blur', () => trace(null));
     node.addEventListener('keydown', (e) => {
       const moves = { ArrowDown: 1, ArrowUp: -1, Home: -n, End: n };
