@@ -143,11 +143,24 @@ test('the four steps show every matrix of a layer with its shape', async () => {
   expect(await shapes(3)).toEqual([`${n} × ${d}`, `${n} × ${d}`]);
   for (let i = 0; i < 4; i++) await expect(steps.nth(i).locator('canvas[role="img"]').count()).resolves.toBeGreaterThan(0);
 
-  // Hovering an output row marks where it came from and says so.
-  const output = page.locator('.mh-steps li').nth(3).locator('.mh-matrix').last();
-  const box = await output.boundingBox();
+  // Hovering an output row marks where it came from (the concat's overlay fades all but that
+  // row) and says so.
+  const marked = () => page.locator('.mh-fig-concat .mh-matrix-overlay').evaluate((canvas) => {
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let opaque = 0;
+    for (let i = 3; i < data.length; i += 4) opaque += data[i] > 0;
+    return opaque / (data.length / 4);
+  });
+  expect(await marked()).toBe(0);
+  // Tall enough for the whole page: the full-page screenshot then needs no resize, whose redraw
+  // would clear the marks.
+  await page.setViewportSize({ width: 1100, height: 3200 });
+  await page.waitForTimeout(300); // the page redraws 150 ms after a resize
+  const box = await page.locator('.mh-fig-output .mh-matrix').boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + (2.5 * box.height) / n);
-  await expect(page.locator('.mh-steps').textContent()).resolves.toContain(expected.tokens[2]);
+  await nextFrames(page);
+  await expect(page.locator('.mh-trace').textContent()).resolves.toMatch(new RegExp(`^Output row for “${expected.tokens[2]}”`));
+  expect(await marked()).toBeGreaterThan(0.5);
   await screenshot(page, 'page-steps');
   expect(problems).toEqual([]);
   await page.close();
@@ -185,7 +198,20 @@ test('the toy layer runs with the chosen d_model, heads, causal mask and seed, a
   await choose(page, 'Four steps');
   const shapes = await page.locator('.mh-steps .mh-shape').evaluateAll((s) => s.map((e) => e.textContent));
   expect(new Set(shapes)).toEqual(new Set([`${n} × 4`, `${n} × 2`, `${n} × ${n}`]));
+  // At this size the numbers are printed in the cells: a cell holds more colours than its own.
+  const colours = await page.locator('.mh-fig-input canvas[role="img"]').evaluate((canvas, rows) => {
+    const w = Math.floor(canvas.width / 4), h = Math.floor(canvas.height / rows); // cell (0, 0) of X, (rows × 4)
+    const { data } = canvas.getContext('2d').getImageData(0, 0, w, h);
+    const seen = new Set();
+    for (let i = 0; i < data.length; i += 4) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+    return seen.size;
+  }, n);
+  expect(colours).toBeGreaterThan(4);
   await screenshot(page, 'page-toy-steps');
+
+  // Back to the model: the layer chosen before the toy is still chosen.
+  await choose(page, 'the model');
+  await expect(page.locator('#layer').inputValue()).resolves.toBe('1');
   expect(problems).toEqual([]);
   await page.close();
 });
@@ -227,6 +253,16 @@ test('bad input: empty text, text over the limit, HTML, emoji and non-Latin text
 
   // After all of that the engine still answers.
   await typeSentence(page, SENTENCE, model.run(SENTENCE).tokens);
+
+  // Regression: emptying the field while a long run is in flight used to bring back its result.
+  await page.fill('#sentence', 'the cat sat. '.repeat(30000));
+  await page.waitForFunction(() => document.body.dataset.state === 'busy');
+  await page.fill('#sentence', '');
+  await page.waitForFunction(() => document.body.dataset.state === 'empty');
+  await page.waitForTimeout(3000); // longer than that run takes
+  expect(await page.evaluate(() => [document.body.dataset.state, document.querySelector('#view').childElementCount]))
+    .toEqual(['empty', 0]);
+  await expect(page.locator('#status').textContent()).resolves.toMatch(/^Type a sentence/);
   expect(problems).toEqual([]);
   await page.close();
 });
@@ -261,6 +297,8 @@ test('every view fits a 375 px phone, in the dark theme', async () => {
   for (const view of ['All heads', 'One head', 'Lines', 'Four steps']) {
     await choose(page, view);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    const [scrollWidth, clientWidth] = await page.locator('#view').evaluate((e) => [e.scrollWidth, e.clientWidth]);
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth); // the view scrolls sideways only if it overflows
     await screenshot(page, `page-phone-${view.replace(' ', '-').toLowerCase()}`);
   }
   expect(problems).toEqual([]);

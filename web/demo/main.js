@@ -7,7 +7,7 @@ import { createHeadView } from '../src/views/head-view.js';
 import { createLinesView } from '../src/views/lines-view.js';
 import { createStepsView } from '../src/views/steps-view.js';
 import { VIEWS_CSS } from '../src/views/styles.js';
-import { tokenLabel } from '../src/views/tokens.js';
+import { tokenLabel } from '../src/views/dom.js';
 
 const EXAMPLES = [
   'The cat sat on the mat because it was tired.',
@@ -33,11 +33,11 @@ const state = {
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
   head: 0, // a head index, or 'all' (lines view only)
   toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 },
-  result: null, // the worker's last answer for the current request
-  asked: 0, // id of the last request sent
+  result: null, // the worker's answer for the current inputs
+  asked: 0, // numbers every change of the inputs; an answer to an older number is dropped
   busy: false, // a request is in flight
   slowTimer: 0, // reports a request that takes long
-  stale: false, // the inputs changed while busy
+  stale: false, // the inputs changed while busy: ask again when it answers
   current: null, // { name, view, root } on screen
 };
 
@@ -47,19 +47,17 @@ worker.onerror = (event) => showError(`The worker failed: ${event.message ?? 'un
 
 function onReady(info) {
   state.info = info;
-  setOptions(controls.layer, Array.from({ length: info.numLayers }, (_, l) => [l, `${l + 1}`]));
   status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly).`);
   request();
 }
 
 function onAnswer(answer) {
+  if (answer.id === undefined) return showError(answer.message); // the worker could not start
   state.busy = false;
   clearTimeout(state.slowTimer);
   if (state.stale) return request();
-  if (answer.type === 'error') {
-    if (answer.id === undefined) return showError(answer.message);
-    return showError(`That sentence could not be run: ${answer.message}`);
-  }
+  if (answer.id !== state.asked) return; // the inputs changed since (the field was emptied)
+  if (answer.type === 'error') return showError(`That sentence could not be run: ${answer.message}`);
   state.result = answer;
   const n = answer.tokens.length;
   status(`${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`);
@@ -69,14 +67,17 @@ function onAnswer(answer) {
     : '');
   renderTokens(answer);
   render();
+  document.body.dataset.state = 'ready';
 }
 
 /** Sends the current sentence to the worker, or waits until the one in flight answers. */
 function request() {
   if (!state.info) return;
   const text = controls.sentence.value;
+  state.asked++;
   if (text.trim() === '') {
     state.result = null;
+    clearTimeout(state.slowTimer);
     notice('');
     return showEmpty();
   }
@@ -88,16 +89,17 @@ function request() {
   state.stale = false;
   document.body.dataset.state = 'busy';
   state.slowTimer = setTimeout(() => status(`Working on ${text.length.toLocaleString('en')} characters…`), SLOW);
-  worker.postMessage({ id: ++state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
+  worker.postMessage({ id: state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
 }
 
 function render() {
   const r = state.result;
   if (!r) return;
   const layers = r.layers.length;
-  state.layer = Math.min(state.layer, layers - 1);
-  const heads = r.layers[state.layer].numHeads;
-  setOptions(controls.layer, Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]), state.layer);
+  // The toy has one layer; state.layer keeps the model's choice for when the user comes back.
+  const layer = Math.min(state.layer, layers - 1);
+  const heads = r.layers[layer].numHeads;
+  setOptions(controls.layer, Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]), layer);
   const headChoices = Array.from({ length: heads }, (_, h) => [h, `${h + 1}`]);
   if (state.view === 'lines') headChoices.push(['all', 'All heads']);
   if (state.head !== 'all') state.head = Math.min(state.head, heads - 1);
@@ -106,15 +108,14 @@ function render() {
   $('layer-control').hidden = layers === 1;
   $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
 
-  const view = show(state.view);
-  view.update(viewData(r, r.layers[state.layer]));
-  document.body.dataset.state = 'ready';
+  show(state.view).update(viewData(r, layer));
 }
 
-/** What the view on screen needs from a result. */
-function viewData(r, layer) {
+/** What the view on screen needs from layer `index` of a result. */
+function viewData(r, index) {
   const { tokens, unknown } = r;
-  const where = state.mode === 'toy' ? 'Toy layer' : `Layer ${state.layer + 1}`;
+  const layer = r.layers[index];
+  const where = state.mode === 'toy' ? 'Toy layer' : `Layer ${index + 1}`;
   switch (state.view) {
     case 'grid':
       return { tokens, unknown, weights: layer.weights, title: where };
@@ -129,7 +130,7 @@ function viewData(r, layer) {
         ...layer, tokens, unknown, title: where, numbers: state.mode === 'toy',
         inputLabel: state.mode === 'toy'
           ? `the first ${layer.dModel} features of each token's embedding (word plus position)`
-          : state.layer === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${state.layer}`,
+          : index === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${index}`,
       };
   }
 }
@@ -213,8 +214,8 @@ function readToy() {
   const seed = Number(controls.toySeed.value);
   const valid = controls.toySeed.value !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff;
   controls.toySeed.setAttribute('aria-invalid', String(!valid));
-  if (!valid) return notice('The seed must be a whole number from 0 to 4294967295.');
-  notice('');
+  $('toy-seed-error').hidden = valid;
+  if (!valid) return;
   const dModel = Number(controls.toyD.value);
   // Only head counts that divide d_model are offered.
   for (const option of controls.toyHeads.options) option.disabled = dModel % Number(option.value) !== 0;

@@ -61,14 +61,14 @@ function layer(trace, input) {
  * features of each token's embedding (the model's layer-1 input), so its rows are the sentence.
  */
 function toyLayer(embeddings, n, { dModel, numHeads, causal, seed }) {
+  const width = state.model.dModel;
+  if (dModel > width) throw new RangeError(`the toy layer's d_model must be at most ${width}, got ${dModel}`);
   const key = `${dModel}/${numHeads}/${causal}/${seed}`;
   if (state.toy?.key !== key) {
     const attention = state.engine.createAttention({ dModel, numHeads, causal, seed });
     state.toy?.attention.dispose();
     state.toy = { key, attention };
   }
-  const width = state.model.dModel;
-  if (dModel > width) throw new RangeError(`the toy layer's d_model must be at most ${width}, got ${dModel}`);
   const x = new Float32Array(n * dModel); // (n, dModel)
   for (let i = 0; i < n; i++) x.set(embeddings.subarray(i * width, i * width + dModel), i * dModel);
   return layer(state.toy.attention.forward(x, n), x);
