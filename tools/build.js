@@ -1,6 +1,6 @@
 // Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD and scalar
-// modules to dist/ (and the WASM test runners); `node tools/build.js native` builds the native
-// library and its GoogleTest suite; `node tools/build.js demo` builds the page (web/demo) into
+// modules to dist/; `wasm-tests` also builds the GoogleTest runners for both WASM builds;
+// `native` builds the native library and its GoogleTest suite; `node tools/build.js demo` builds the page (web/demo) into
 // build/demo with Vite, and needs `wasm` first. CMake decides what is stale, so a second run is
 // quick; the page takes a second or two and is always rebuilt.
 import { spawnSync } from 'node:child_process';
@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const BUILDS = {
-  wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'] },
-  native: { dir: 'build/native', configure: ['cmake'] },
+  wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: ['multihead-simd', 'multihead-scalar'] },
+  'wasm-tests': { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: [] }, // [] builds everything
+  native: { dir: 'build/native', configure: ['cmake'], targets: [] },
 };
 
 function run(command, args) {
@@ -32,11 +33,12 @@ async function buildDemo() {
 
 async function build(name) {
   if (name === 'demo') return buildDemo();
-  const { dir, configure } = BUILDS[name];
+  const { dir, configure, targets } = BUILDS[name];
   if (!existsSync(`${root}/${dir}/CMakeCache.txt`)) {
     run(configure[0], [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release']);
   }
-  run('cmake', ['--build', dir, '--parallel', String(availableParallelism())]);
+  const only = targets.length ? ['--target', ...targets] : [];
+  run('cmake', ['--build', dir, ...only, '--parallel', String(availableParallelism())]);
 }
 
 const names = process.argv.slice(2);
