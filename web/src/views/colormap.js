@@ -99,10 +99,10 @@ export function createLegend(scale, { label = scale.label } = {}) {
 
 /**
  * Colours for telling heads apart: the Okabe–Ito palette, chosen to stay distinct under the
- * common colour-vision deficiencies. Its yellow comes late: thin yellow lines vanish on white.
- * Heads beyond eight reuse colours.
+ * common colour-vision deficiencies. Its yellow and dark blue come last: thin yellow lines vanish
+ * on white, dark blue ones on a dark theme. Heads beyond eight reuse colours.
  */
-const HEAD_COLORS = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#999999'];
+const HEAD_COLORS = ['#E69F00', '#56B4E9', '#009E73', '#D55E00', '#CC79A7', '#0072B2', '#F0E442', '#999999'];
 
 export function headColor(head) {
   return HEAD_COLORS[head % HEAD_COLORS.length];
