@@ -1,6 +1,7 @@
 // Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD and scalar
 // modules to dist/; `wasm-tests` also builds the GoogleTest runners for both WASM builds;
-// `native` builds the native library and its GoogleTest suite; `node tools/build.js demo` builds the page (web/demo) into
+// `native` builds the native library and its GoogleTest suite; `wasm-eigen` builds the
+// benchmark's Eigen baseline into build/wasm-eigen; `node tools/build.js demo` builds the page (web/demo) into
 // build/demo with Vite, and needs `wasm` first. CMake decides what is stale, so a second run is
 // quick; the page takes a second or two and is always rebuilt.
 import { spawnSync } from 'node:child_process';
@@ -14,6 +15,8 @@ const BUILDS = {
   wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: ['multihead-simd', 'multihead-scalar'] },
   'wasm-tests': { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: [] }, // [] builds everything
   native: { dir: 'build/native', configure: ['cmake'], targets: [] },
+  // The benchmark's baseline: our sources with Eigen for GEMM and softmax (npm run bench).
+  'wasm-eigen': { dir: 'build/wasm-eigen', configure: ['emcmake', 'cmake', '-DMULTIHEAD_KERNELS=eigen'], targets: ['multihead-eigen'] },
 };
 
 function run(command, args) {

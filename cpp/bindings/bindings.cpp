@@ -59,20 +59,29 @@ val create_seeded_attention(int d_model, int n_heads, bool causal, uint32_t seed
   });
 }
 
-val trace_object(const AttentionTrace& t) {
+// A Float32Array view of C++ data: no copy, valid until WASM memory next grows or the data changes.
+val view(const float* data, size_t size) { return val(emscripten::typed_memory_view(size, data)); }
+
+// The trace's arrays, as copies or as views.
+template <class Convert>
+val trace_object(const AttentionTrace& t, Convert convert) {
   val out = val::object();
-  out.set("q", copy(t.q.data(), t.q.size()));
-  out.set("k", copy(t.k.data(), t.k.size()));
-  out.set("v", copy(t.v.data(), t.v.size()));
-  out.set("scores", copy(t.scores.data(), t.scores.size()));
-  out.set("weights", copy(t.weights.data(), t.weights.size()));
-  out.set("concat", copy(t.concat.data(), t.concat.size()));
-  out.set("output", copy(t.output.data(), t.output.size()));
+  out.set("q", convert(t.q.data(), t.q.size()));
+  out.set("k", convert(t.k.data(), t.k.size()));
+  out.set("v", convert(t.v.data(), t.v.size()));
+  out.set("scores", convert(t.scores.data(), t.scores.size()));
+  out.set("weights", convert(t.weights.data(), t.weights.size()));
+  out.set("concat", convert(t.concat.data(), t.concat.size()));
+  out.set("output", convert(t.output.data(), t.output.size()));
   return out;
 }
 
-val forward(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
-  return result_or_error([&] { return trace_object(attention.forward(floats(x), n_tokens, key_mask(mask))); });
+// Runs the layer into `trace`, a buffer the JS layer keeps across calls, and returns views of it.
+val forward_view(const MultiHeadAttention& attention, val x, int n_tokens, val mask, AttentionTrace& trace) {
+  return result_or_error([&] {
+    attention.forward_into(floats(x), n_tokens, key_mask(mask), trace);
+    return trace_object(trace, view);
+  });
 }
 
 val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
@@ -106,7 +115,7 @@ val run_model(const Model& model, val ids) {
   return result_or_error([&] {
     const ModelTrace t = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids));
     val layers = val::array();
-    for (const AttentionTrace& layer : t.layers) layers.call<void>("push", trace_object(layer));
+    for (const AttentionTrace& layer : t.layers) layers.call<void>("push", trace_object(layer, copy));
     val inputs = val::array();
     for (const Matrix& input : t.inputs) inputs.call<void>("push", copy(input.data(), input.size()));
     val out = val::object();
@@ -129,10 +138,11 @@ val memory() {
 
 EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::class_<MultiHeadAttention>("MultiHeadAttention");
+  emscripten::class_<AttentionTrace>("AttentionTrace").constructor<>();
   emscripten::class_<Model>("Model");
   emscripten::function("createAttention", &create_attention);
   emscripten::function("createSeededAttention", &create_seeded_attention);
-  emscripten::function("forward", &forward);
+  emscripten::function("forwardView", &forward_view);
   emscripten::function("forwardOutput", &forward_output);
   emscripten::function("loadModel", &load_model);
   emscripten::function("modelConfig", &model_config);

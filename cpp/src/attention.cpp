@@ -2,7 +2,9 @@
 // project out) expressed as kernel calls. No SIMD here: kernels.h hides which kernels run.
 #include "multihead/attention.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -51,10 +53,10 @@ const AttentionConfig& checked(const AttentionConfig& c) {
   return c;
 }
 
-Matrix square(const char* name, const std::vector<float>& w, int d) {
+PackedMatrix square(const char* name, const std::vector<float>& w, int d) {
   check_size(name, w.size(), size_t(d) * d, "d_model × d_model = " + std::to_string(d) + " × " + std::to_string(d));
   check_finite(name, w.data(), w.size());
-  return ConstMatrixMap(w.data(), d, d);
+  return PackedMatrix(ConstMatrixMap(w.data(), d, d));
 }
 
 Vector row(const char* name, const std::vector<float>& b, int d) {
@@ -63,12 +65,30 @@ Vector row(const char* name, const std::vector<float>& b, int d) {
   return Eigen::Map<const Vector>(b.data(), d);
 }
 
-// Bytes one forward pass allocates: Q, K, V, concat, output (n, d) and the (n, n) score and weight
-// buffers, kept per head for a trace or shared by all heads otherwise. Computed in double so a huge
-// n cannot overflow the check itself.
+// Query rows attended together: their scores and weights, 2 × 32 × n floats, stay in cache from
+// the scores GEMM through softmax to the weighted sum.
+constexpr size_t kRowBlock = 32;
+
+// Bytes one forward pass allocates: Q, K, V, concat, output (n, d); the (n, n) score and weight
+// buffers, kept per head for a trace or shared by all heads otherwise; one head's packed K and V
+// (n, d/h each, padded). Computed in double so a huge n cannot overflow the check itself.
 double forward_bytes(double n, double d, double h, bool keep_trace) {
   const double square_buffers = keep_trace ? 2 * h : 1;
-  return 4.0 * (5 * n * d + square_buffers * n * n);
+  const double panel = kernels::kPanelWidth;
+  const double packed = std::ceil(n / panel) * panel * (d / h) + std::ceil(d / h / panel) * panel * n;
+  return 4.0 * (5 * n * d + square_buffers * n * n + packed);
+}
+
+// Writes -infinity over the scores of one query row that it may not see: keys from `end` on (the
+// causal mask) and keys whose mask is 0. PyTorch hides them the same way.
+void hide_scores(float* row, size_t n, size_t end, const uint8_t* key_mask) {
+  constexpr float kHidden = -std::numeric_limits<float>::infinity();
+  std::fill(row + end, row + n, kHidden);
+  if (key_mask) {
+    for (size_t j = 0; j < end; ++j) {
+      if (!key_mask[j]) row[j] = kHidden;
+    }
+  }
 }
 
 }  // namespace
@@ -105,24 +125,33 @@ void MultiHeadAttention::check_input(const float* x, size_t x_size, int n_tokens
 
 AttentionTrace MultiHeadAttention::forward(const std::vector<float>& x, int n_tokens,
                                            const std::vector<uint8_t>& key_mask) const {
-  return checked_run(x.data(), x.size(), n_tokens, key_mask, true);
+  AttentionTrace trace;
+  checked_run(x.data(), x.size(), n_tokens, key_mask, true, trace);
+  return trace;
 }
 
 AttentionTrace MultiHeadAttention::forward(const Matrix& x, const std::vector<uint8_t>& key_mask) const {
-  return checked_run(x.data(), x.size(), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), key_mask, true);
+  AttentionTrace trace;
+  checked_run(x.data(), x.size(), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), key_mask, true, trace);
+  return trace;
+}
+
+void MultiHeadAttention::forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
+                                      AttentionTrace& trace) const {
+  checked_run(x.data(), x.size(), n_tokens, key_mask, true, trace);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
                                           const std::vector<uint8_t>& key_mask) const {
-  return std::move(checked_run(x.data(), x.size(), n_tokens, key_mask, false).output);
+  AttentionTrace trace;
+  checked_run(x.data(), x.size(), n_tokens, key_mask, false, trace);
+  return std::move(trace.output);
 }
 
-AttentionTrace MultiHeadAttention::checked_run(const float* x, size_t x_size, int n_tokens,
-                                               const std::vector<uint8_t>& key_mask, bool keep_trace) const {
+void MultiHeadAttention::checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
+                                     bool keep_trace, AttentionTrace& t) const {
   check_input(x, x_size, n_tokens, key_mask, keep_trace);
-  AttentionTrace trace;
-  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), trace, keep_trace);
-  return trace;
+  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), t, keep_trace);
 }
 
 void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_mask, AttentionTrace& t,
@@ -137,9 +166,9 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   t.q.resize(n, d);
   t.k.resize(n, d);
   t.v.resize(n, d);
-  k.gemm(n, d, d, x, d, wq_.data(), d, bq_.data(), t.q.data(), d);
-  k.gemm(n, d, d, x, d, wk_.data(), d, bk_.data(), t.k.data(), d);
-  k.gemm(n, d, d, x, d, wv_.data(), d, bv_.data(), t.v.data(), d);
+  k.gemm(n, d, d, x, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), d);
+  k.gemm(n, d, d, x, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), d);
+  k.gemm(n, d, d, x, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), d);
 
   // 2-3. Attention in each head, reading its columns of Q, K, V in place and writing its output
   // straight into its columns of the concatenation. Without a trace every head reuses one (n, n) buffer.
@@ -149,17 +178,29 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   float* weights = keep_trace ? t.weights.data() : t.scores.data();
   t.concat.resize(n, d);
   const float scale = 1.0f / std::sqrt(float(dh));
+  std::vector<float> keys(kernels::packed_size(dh, n));    // scale·K_iᵀ, (dh, n), packed
+  std::vector<float> values(kernels::packed_size(n, dh));  // V_i, (n, dh), packed
   for (size_t i = 0; i < h; ++i) {
     float* s = t.scores.data() + i * per_head;  // (n, n)
     float* p = weights + i * per_head;          // (n, n)
-    k.scores(n, n, dh, scale, t.q.data() + i * dh, d, t.k.data() + i * dh, d, key_mask, config_.causal, s, n);
-    k.softmax(n, n, s, n, p, n);
-    k.weighted_sum(n, n, dh, p, n, t.v.data() + i * dh, d, config_.causal, t.concat.data() + i * dh, d);
+    kernels::pack_b(dh, n, t.k.data() + i * dh, 1, d, scale, keys.data());
+    kernels::pack_b(n, dh, t.v.data() + i * dh, d, 1, 1.0f, values.data());
+    for (size_t r0 = 0; r0 < n; r0 += kRowBlock) {
+      const size_t rows = std::min(kRowBlock, n - r0);
+      // Causal: keys after the block's last query are hidden from all of it, so are not computed.
+      const size_t seen = config_.causal ? r0 + rows : n;
+      k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data(), kernels::kPanelWidth * dh, nullptr,
+             s + r0 * n, n);
+      for (size_t r = r0; r < r0 + rows; ++r) hide_scores(s + r * n, n, config_.causal ? r + 1 : n, key_mask);
+      k.softmax(rows, n, s + r0 * n, n, p + r0 * n, n);
+      // Hidden keys have weight exactly 0, so the product may stop at `seen`.
+      k.gemm(rows, dh, seen, p + r0 * n, n, values.data(), kernels::kPanelWidth * n, nullptr,
+             t.concat.data() + r0 * d + i * dh, d);
+    }
   }
-
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n, d);
-  k.gemm(n, d, d, t.concat.data(), d, wo_.data(), d, bo_.data(), t.output.data(), d);
+  k.gemm(n, d, d, t.concat.data(), d, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
 }
 
 }  // namespace multihead

@@ -121,8 +121,8 @@ Model::Model(const ModelConfig& config, const SafetensorsFile& file) : config_(c
                        r.read(p + "attention.self.value.bias", {d}), r.read(p + "attention.output.dense.bias", {d})};
     blocks_.push_back(Block{MultiHeadAttention({d, config.num_attention_heads, false}, std::move(w)),
                             r.vector(p + "attention.output.LayerNorm.weight", d), r.vector(p + "attention.output.LayerNorm.bias", d),
-                            r.linear(p + "intermediate.dense", d, ff), r.vector(p + "intermediate.dense.bias", ff),
-                            r.linear(p + "output.dense", ff, d), r.vector(p + "output.dense.bias", d),
+                            PackedMatrix(r.linear(p + "intermediate.dense", d, ff)), r.vector(p + "intermediate.dense.bias", ff),
+                            PackedMatrix(r.linear(p + "output.dense", ff, d)), r.vector(p + "output.dense.bias", d),
                             r.vector(p + "output.LayerNorm.weight", d), r.vector(p + "output.LayerNorm.bias", d)});
   }
 }
@@ -156,9 +156,9 @@ ModelTrace Model::run(const std::vector<int32_t>& ids) const {
     trace.layers.push_back(b.attention.forward(x));
     x += trace.layers.back().output;  // residual
     k.layer_norm(n, d, x.data(), d, b.ln1_gamma.data(), b.ln1_beta.data(), eps, x.data(), d);
-    k.gemm(n, ff, d, x.data(), d, b.w1.data(), ff, b.b1.data(), mlp.data(), ff);
+    k.gemm(n, ff, d, x.data(), d, b.w1.data.data(), b.w1.panel_stride(), b.b1.data(), mlp.data(), ff);
     k.gelu(size_t(n) * ff, mlp.data(), mlp.data());
-    k.gemm(n, d, ff, mlp.data(), ff, b.w2.data(), d, b.b2.data(), out.data(), d);
+    k.gemm(n, d, ff, mlp.data(), ff, b.w2.data.data(), b.w2.panel_stride(), b.b2.data(), out.data(), d);
     x += out;  // residual
     k.layer_norm(n, d, x.data(), d, b.ln2_gamma.data(), b.ln2_beta.data(), eps, x.data(), d);
   }

@@ -32,7 +32,8 @@ void expect_error(F&& call, std::initializer_list<std::string> parts) {
 }
 
 TEST(MultiHeadAttention, MatchesTheFloat64ReferenceInEveryMode) {
-  for (auto [n, d, h] : {std::tuple{1, 4, 1}, {5, 12, 3}, {33, 64, 4}, {70, 48, 6}}) {
+  // 70 and 100 tokens span several row blocks; head widths 5 and 8 leave packing tails.
+  for (auto [n, d, h] : {std::tuple{1, 4, 1}, {5, 12, 3}, {33, 64, 4}, {70, 48, 6}, {100, 20, 4}}) {
     for (bool causal : {false, true}) {
       for (bool masked : {false, true}) {
         Layer layer(d, h, causal);
@@ -46,6 +47,20 @@ TEST(MultiHeadAttention, MatchesTheFloat64ReferenceInEveryMode) {
         EXPECT_LT(max_abs_diff(layer.attention.forward_output(x, n, mask), r.output), 1e-5);
       }
     }
+  }
+}
+
+TEST(MultiHeadAttention, ForwardIntoReusesOneTraceAndMatchesForward) {
+  Layer layer(24, 3, true);
+  AttentionTrace reused;
+  for (int n : {9, 40, 9, 40}) {
+    const auto x = random_values(size_t(n) * 24, uint32_t(n));
+    layer.attention.forward_into(x, n, {}, reused);
+    const AttentionTrace fresh = layer.attention.forward(x, n);
+    EXPECT_EQ(reused.weights, fresh.weights) << "n=" << n;
+    EXPECT_EQ(reused.scores, fresh.scores) << "n=" << n;
+    EXPECT_EQ(max_abs_diff(reused.output, fresh.output), 0.0) << "n=" << n;
+    EXPECT_EQ(reused.n_tokens, n);
   }
 }
 

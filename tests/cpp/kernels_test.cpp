@@ -1,6 +1,7 @@
 // Every kernel set (scalar, and wasmsimd in the SIMD build) against a float64 reference, at sizes
 // below, at and above each kernel's tile and its multiples, so every loop tail runs. In the SIMD
-// build each SIMD kernel is also compared with its scalar twin.
+// build each SIMD kernel is also compared with its scalar twin. Attention's scores and weighted
+// sums are GEMMs on packed operands; attention_test.cpp checks them, masks included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,15 +39,24 @@ class KernelTest : public ::testing::TestWithParam<const KernelSet*> {
   const KernelSet& k() const { return *GetParam(); }
 };
 
+// B (k, n) packed for kernels::gemm.
+std::vector<float> packed(const Strided& b) {
+  std::vector<float> out(kernels::packed_size(b.rows, b.cols));
+  kernels::pack_b(b.rows, b.cols, b.data.data(), b.stride, 1, 1.0f, out.data());
+  return out;
+}
+
 TEST_P(KernelTest, GemmMatchesFloat64AcrossTileTails) {
-  for (size_t m = 1; m <= 11; ++m) {
-    for (size_t n = 1; n <= 19; ++n) {
+  // Tiles are 2 rows × one 16-column panel: m and n sweep below, at and above their multiples.
+  for (size_t m = 1; m <= 7; ++m) {
+    for (size_t n = 1; n <= 35; ++n) {
       for (size_t depth : {1, 3, 4, 9, 17}) {
         const Strided a(m, depth, 1), b(depth, n, 2);
-        const std::vector<float> bias = random_values(n, 3);
+        const std::vector<float> bias = random_values(n, 3), bp = packed(b);
         Strided c(m, n, 4);
         const std::vector<float> before = c.data;
-        k().gemm(m, n, depth, a.data.data(), a.stride, b.data.data(), b.stride, bias.data(), c.data.data(), c.stride);
+        k().gemm(m, n, depth, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * depth, bias.data(),
+                 c.data.data(), c.stride);
         for (size_t i = 0; i < m; ++i) {
           for (size_t j = 0; j < n; ++j) {
             double want = bias[j];
@@ -61,39 +71,50 @@ TEST_P(KernelTest, GemmMatchesFloat64AcrossTileTails) {
 }
 
 TEST_P(KernelTest, GemmWithoutBiasStartsFromZero) {
-  const Strided a(5, 6, 5), b(6, 9, 6);
-  Strided c(5, 9, 7);
-  k().gemm(5, 9, 6, a.data.data(), a.stride, b.data.data(), b.stride, nullptr, c.data.data(), c.stride);
-  double want = 0;
-  for (size_t p = 0; p < 6; ++p) want += double(a.at(4, p)) * b.at(p, 8);
-  EXPECT_NEAR(c.at(4, 8), want, 1e-5);
+  const Strided a(5, 6, 5), b(6, 19, 6);
+  Strided c(5, 19, 7);
+  k().gemm(5, 19, 6, a.data.data(), a.stride, packed(b).data(), kernels::kPanelWidth * 6, nullptr, c.data.data(), c.stride);
+  for (size_t j : {0, 15, 16, 18}) {
+    double want = 0;
+    for (size_t p = 0; p < 6; ++p) want += double(a.at(4, p)) * b.at(p, j);
+    EXPECT_NEAR(c.at(4, j), want, 1e-5) << "column " << j;
+  }
 }
 
-TEST_P(KernelTest, ScoresMatchFloat64WithMasksAcrossTails) {
-  for (size_t m = 1; m <= 6; ++m) {
-    for (size_t n = 1; n <= 11; ++n) {
-      for (size_t d = 1; d <= 11; ++d) {
-        for (bool causal : {false, true}) {
-          const Strided q(m, d, 10), key(n, d, 11);
-          std::vector<uint8_t> mask;
-          for (size_t j = 0; j < n; ++j) mask.push_back(j % 3 != 1);
-          Strided s(m, n, 12);
-          const float scale = 1.0f / std::sqrt(float(d));
-          k().scores(m, n, d, scale, q.data.data(), q.stride, key.data.data(), key.stride, mask.data(), causal,
-                     s.data.data(), s.stride);
-          for (size_t i = 0; i < m; ++i) {
-            for (size_t j = 0; j < n; ++j) {
-              if (!mask[j] || (causal && j > i)) {
-                ASSERT_EQ(s.at(i, j), -kInf) << "hidden key " << j << " of query " << i;
-                continue;
-              }
-              double dot = 0;
-              for (size_t p = 0; p < d; ++p) dot += double(q.at(i, p)) * key.at(j, p);
-              ASSERT_NEAR(s.at(i, j), dot * scale, 1e-5) << "m=" << m << " n=" << n << " d=" << d;
-            }
-          }
-        }
+TEST_P(KernelTest, GemmCanUseTheFirstRowsOfAPackedOperand) {
+  // As attention does with V under a causal mask: B packed with 11 rows, multiplied using 4.
+  const Strided a(3, 4, 8), b(11, 21, 9);
+  const std::vector<float> bp = packed(b);
+  Strided c(3, 21, 10);
+  k().gemm(3, 21, 4, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * 11, nullptr, c.data.data(), c.stride);
+  for (size_t i = 0; i < 3; ++i) {
+    for (size_t j = 0; j < 21; ++j) {
+      double want = 0;
+      for (size_t p = 0; p < 4; ++p) want += double(a.at(i, p)) * b.at(p, j);
+      ASSERT_NEAR(c.at(i, j), want, 1e-5) << i << "," << j;
+    }
+  }
+}
+
+TEST(PackB, PacksATransposeScaledAsAttentionScoresNeedIt) {
+  // scores = Q·(scale·K)ᵀ: K (n, d) read with a column stride packs as the (d, n) operand.
+  for (size_t n : {1, 15, 16, 17, 40}) {
+    const Strided q(5, 7, 11), key(n, 7, 12);
+    std::vector<float> kt(kernels::packed_size(7, n));
+    kernels::pack_b(7, n, key.data.data(), 1, key.stride, 0.25f, kt.data());
+    Strided s(5, n, 13);
+    kernels::scalar_kernels().gemm(5, n, 7, q.data.data(), q.stride, kt.data(), kernels::kPanelWidth * 7, nullptr,
+                                   s.data.data(), s.stride);
+    for (size_t i = 0; i < 5; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (size_t p = 0; p < 7; ++p) dot += double(q.at(i, p)) * key.at(j, p);
+        ASSERT_NEAR(s.at(i, j), 0.25 * dot, 1e-5) << "n=" << n;
       }
+    }
+    // Past the last column a panel holds zeros, which the kernels may read but never store.
+    for (size_t c = n % kernels::kPanelWidth; n % kernels::kPanelWidth && c < kernels::kPanelWidth; ++c) {
+      ASSERT_EQ(kt[kt.size() - kernels::kPanelWidth + c], 0.0f);
     }
   }
 }
@@ -131,33 +152,6 @@ TEST_P(KernelTest, SoftmaxInPlaceEqualsOutOfPlace) {
   k().softmax(2, 13, s.data.data(), s.stride, s.data.data(), s.stride);
   for (size_t i = 0; i < 2; ++i) {
     for (size_t j = 0; j < 13; ++j) ASSERT_EQ(s.at(i, j), out[i * s.stride + j]);
-  }
-}
-
-TEST_P(KernelTest, WeightedSumMatchesFloat64AcrossTileTails) {
-  for (size_t m = 1; m <= 11; ++m) {
-    for (size_t n = 1; n <= 11; ++n) {
-      for (size_t d = 1; d <= 19; d += (d < 9 ? 1 : 5)) {
-        for (bool causal : {false, true}) {
-          Strided p(m, n, 30);
-          if (causal) {
-            for (size_t i = 0; i < m; ++i) {
-              for (size_t j = i + 1; j < n; ++j) p.at(i, j) = 0.0f;  // the kernel's causal promise
-            }
-          }
-          const Strided v(n, d, 31);
-          Strided o(m, d, 32);
-          k().weighted_sum(m, n, d, p.data.data(), p.stride, v.data.data(), v.stride, causal, o.data.data(), o.stride);
-          for (size_t i = 0; i < m; ++i) {
-            for (size_t c = 0; c < d; ++c) {
-              double want = 0;
-              for (size_t j = 0; j < n; ++j) want += double(p.at(i, j)) * v.at(j, c);
-              ASSERT_NEAR(o.at(i, c), want, 1e-5) << "m=" << m << " n=" << n << " d=" << d << " causal=" << causal;
-            }
-          }
-        }
-      }
-    }
   }
 }
 
@@ -218,36 +212,25 @@ class SimdTwinTest : public ::testing::Test {
 
 TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
   // Same accumulation order and no fused multiply-add in WASM: the results must match exactly.
-  for (size_t m : {1, 3, 4, 5, 8, 11}) {
-    for (size_t n = 1; n <= 19; ++n) {
+  for (size_t m : {1, 2, 3, 5, 8, 11}) {
+    for (size_t n = 1; n <= 35; ++n) {
       const Strided a(m, 33, 40), b(33, n, 41);
-      const std::vector<float> bias = random_values(n, 42);
+      const std::vector<float> bias = random_values(n, 42), bp = packed(b);
       std::vector<float> c1(m * n), c2(m * n);
-      simd.gemm(m, n, 33, a.data.data(), a.stride, b.data.data(), b.stride, bias.data(), c1.data(), n);
-      scalar.gemm(m, n, 33, a.data.data(), a.stride, b.data.data(), b.stride, bias.data(), c2.data(), n);
+      simd.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * 33, bias.data(), c1.data(), n);
+      scalar.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * 33, bias.data(), c2.data(), n);
       ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
     }
   }
 }
 
-TEST_F(SimdTwinTest, ScoresSoftmaxAndWeightedSumAgreeWithScalar) {
+TEST_F(SimdTwinTest, SoftmaxAgreesWithScalar) {
   for (size_t n = 1; n <= 21; ++n) {
-    for (size_t d : {1, 3, 4, 7, 8, 16, 17}) {
-      const Strided q(n, d, 50), key(n, d, 51), v(n, d, 52);
-      std::vector<float> s1(n * n), s2(n * n), o1(n * d), o2(n * d);
-      simd.scores(n, n, d, 0.5f, q.data.data(), q.stride, key.data.data(), key.stride, nullptr, true, s1.data(), n);
-      scalar.scores(n, n, d, 0.5f, q.data.data(), q.stride, key.data.data(), key.stride, nullptr, true, s2.data(), n);
-      for (size_t i = 0; i < n * n; ++i) {
-        if (std::isinf(s2[i])) ASSERT_EQ(s1[i], s2[i]) << "hidden score n=" << n;
-        else ASSERT_NEAR(s1[i], s2[i], 1e-6 * (1 + std::fabs(s2[i]))) << "scores n=" << n;
-      }
-      simd.softmax(n, n, s2.data(), n, s1.data(), n);
-      scalar.softmax(n, n, s2.data(), n, s2.data(), n);
-      for (size_t i = 0; i < n * n; ++i) ASSERT_NEAR(s1[i], s2[i], 2e-7) << "softmax n=" << n;
-      simd.weighted_sum(n, n, d, s2.data(), n, v.data.data(), v.stride, true, o1.data(), d);
-      scalar.weighted_sum(n, n, d, s2.data(), n, v.data.data(), v.stride, true, o2.data(), d);
-      ASSERT_EQ(o1, o2) << "weighted sum n=" << n << " d=" << d;
-    }
+    std::vector<float> s = random_values(3 * n, 50, 8.0f), p1(3 * n), p2(3 * n);
+    for (size_t j = 1; j < n; j += 2) s[n + j] = -kInf;  // hidden keys in the middle row
+    simd.softmax(3, n, s.data(), n, p1.data(), n);
+    scalar.softmax(3, n, s.data(), n, p2.data(), n);
+    for (size_t i = 0; i < 3 * n; ++i) ASSERT_NEAR(p1[i], p2[i], 2e-7) << "softmax n=" << n;
   }
 }
 

@@ -110,6 +110,42 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     layer.dispose();
   });
 
+  test('forwardView gives the numbers forward gives, as views the next call overwrites', () => {
+    const layer = engine.createAttention({ dModel: 16, numHeads: 4, causal: true, seed: 13 });
+    const x = randomValues(9 * 16, 6), y = randomValues(9 * 16, 7);
+    const copied = layer.forward(x, 9);
+    const view = layer.forwardView(x, 9);
+    expect(view.view).toBe(true);
+    expect(copied.view).toBe(false);
+    for (let h = 0; h < 4; h++) {
+      expect(view.weights(h)).toEqual(copied.weights(h));
+      expect(view.scores(h)).toEqual(copied.scores(h));
+      expect(view.queries(h)).toEqual(copied.queries(h));
+      expect(view.headOutput(h)).toEqual(copied.headOutput(h));
+    }
+    expect(view.output()).toEqual(copied.output());
+    // A view, not a copy: the same memory twice, rewritten by the layer's next pass.
+    const weights = view.weights(2);
+    expect(view.weights(2).buffer).toBe(weights.buffer);
+    const before = weights.slice();
+    layer.forwardView(y, 9);
+    expect(weights).not.toEqual(before);
+    expect(weights).toEqual(layer.forward(y, 9).weights(2));
+    // forward() copies stay as they were.
+    expect(copied.weights(2)).toEqual(before);
+    layer.dispose();
+  });
+
+  test('a layer reuses its trace memory: repeated passes of one size allocate nothing more', () => {
+    const layer = engine.createAttention({ dModel: 32, numHeads: 4, seed: 14 });
+    const x = randomValues(40 * 32, 8);
+    layer.forwardView(x, 40);
+    const used = engine.memory().usedBytes;
+    for (let i = 0; i < 50; i++) layer.forward(x, 40);
+    expect(engine.memory().usedBytes).toBe(used);
+    layer.dispose();
+  });
+
   test('the same seed gives the same layer in both builds and every run', () => {
     const x = randomValues(5 * 12, 4);
     const a = engine.createAttention({ dModel: 12, numHeads: 3, seed: 42 });

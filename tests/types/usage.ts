@@ -6,6 +6,7 @@ const engine: Engine = await loadEngine({ simd: simdSupported() });
 const build: 'simd' | 'scalar' = engine.build;
 const layer = engine.createAttention({ dModel: 12, numHeads: 3, causal: true, seed: 1 });
 const trace: AttentionTrace = layer.forward(new Float32Array(7 * 12), 7, { keyMask: [1, 1, 1, 1, 1, 0, 0] });
+const view: boolean = layer.forwardView(new Float32Array(7 * 12), 7).view;
 const parts: Float32Array[] = [
   trace.weights(0), trace.scores(0), trace.queries(1), trace.keys(1), trace.values(2), trace.headOutput(2),
   trace.concat(), trace.output(), layer.output([0.5, 0.25], 1),

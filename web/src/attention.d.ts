@@ -22,6 +22,12 @@ export class Attention {
    * A query that can see no key (all hidden) gets zero weights, never NaN.
    */
   forward(x: Float32Array | ArrayLike<number>, nTokens: number, options?: ForwardOptions): AttentionTrace;
+  /**
+   * forward() without copying: the trace's weights, scores, concat and output are views of WASM
+   * memory, valid until the next call into this engine. The layer keeps the buffers they view, and
+   * reuses them on every call, until dispose().
+   */
+  forwardView(x: Float32Array | ArrayLike<number>, nTokens: number, options?: ForwardOptions): AttentionTrace;
   /** The same computation keeping no intermediates: the output, (nTokens × dModel) row-major. */
   output(x: Float32Array | ArrayLike<number>, nTokens: number, options?: ForwardOptions): Float32Array;
   /** Frees the layer's WASM memory. Later calls throw; a second dispose() does nothing. */

@@ -1,5 +1,5 @@
 // A multi-head attention layer living in WASM memory. Checks every argument before calling into
-// WASM; owns its C++ object until dispose().
+// WASM; owns its C++ object, and the C++ trace its forward passes write into, until dispose().
 import { checkFloats, checkInteger, checkKeyMask, checkObject } from './check.js';
 import { NativeHandle, orThrow } from './native.js';
 import { AttentionTrace } from './trace.js';
@@ -7,22 +7,32 @@ import { AttentionTrace } from './trace.js';
 export class Attention {
   #module;
   #native; // NativeHandle of the embind MultiHeadAttention
+  #trace; // NativeHandle of the embind AttentionTrace reused by every forward pass
 
   /** @internal Use engine.createAttention(). */
   constructor(module, native, config, onDispose) {
     this.#module = module;
     this.#native = new NativeHandle(native, 'attention layer', () => onDispose(this));
+    this.#trace = new NativeHandle(new module.AttentionTrace(), 'trace', () => {});
     this.dModel = config.dModel;
     this.numHeads = config.numHeads;
     this.dHead = config.dModel / config.numHeads;
     this.causal = config.causal;
   }
 
-  /** Runs the layer on x (nTokens × dModel, row-major) and returns every intermediate. */
+  /** Runs the layer on x (nTokens × dModel, row-major) and returns every intermediate, copied. */
   forward(x, nTokens, options = {}) {
-    const [input, mask] = this.#inputs(x, nTokens, options);
-    const data = orThrow(this.#module.forward(this.#native.get(), input, nTokens, mask));
-    return new AttentionTrace(data, nTokens, this.dModel, this.numHeads);
+    const views = this.#run(x, nTokens, options);
+    const data = Object.fromEntries(Object.entries(views).map(([name, array]) => [name, array.slice()]));
+    return new AttentionTrace(data, nTokens, this.dModel, this.numHeads, false);
+  }
+
+  /**
+   * forward() without copying: the trace's arrays are views of WASM memory, valid until the next
+   * call into this engine. For reading every head's weights of a long sentence cheaply.
+   */
+  forwardView(x, nTokens, options = {}) {
+    return new AttentionTrace(this.#run(x, nTokens, options), nTokens, this.dModel, this.numHeads, true);
   }
 
   /** Runs the layer keeping no intermediates; returns the output (nTokens × dModel). */
@@ -33,11 +43,17 @@ export class Attention {
 
   /** Frees the layer's WASM memory. Later calls throw; calling dispose() again does nothing. */
   dispose() {
+    this.#trace.dispose();
     this.#native.dispose();
   }
 
   get disposed() {
     return this.#native.disposed;
+  }
+
+  #run(x, nTokens, options) {
+    const [input, mask] = this.#inputs(x, nTokens, options);
+    return orThrow(this.#module.forwardView(this.#native.get(), input, nTokens, mask, this.#trace.get()));
   }
 
   #inputs(x, nTokens, options) {

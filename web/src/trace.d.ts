@@ -1,10 +1,16 @@
 /**
- * Everything one forward pass computed. Plain JavaScript data: it stays valid after later calls
- * and after dispose(). Every accessor returns a new row-major Float32Array (a copy), and throws a
- * RangeError for a head outside 0…numHeads−1.
+ * Everything one forward pass computed. Every accessor returns a row-major Float32Array and throws
+ * a RangeError for a head outside 0…numHeads−1.
+ *
+ * From `forward()`: plain JavaScript data that stays valid after later calls and after dispose();
+ * every accessor returns a new copy. From `forwardView()` (`view` is true): `weights`, `scores`,
+ * `concat` and `output` return views of WASM memory, valid only until the next call into the
+ * engine (copy them with `.slice()` to keep them); the per-head columns are always copies.
  */
 export class AttentionTrace {
   private constructor();
+  /** True for a trace from forwardView(), whose arrays are short-lived views. */
+  readonly view: boolean;
   readonly nTokens: number;
   readonly dModel: number;
   readonly numHeads: number;

@@ -1,13 +1,15 @@
-// The result of one attention forward pass: plain JavaScript data, copied out of WASM memory,
-// so it stays valid after later calls, memory growth or dispose(). Accessors return fresh copies.
+// The result of one attention forward pass. From forward(): plain JavaScript data, copied out of
+// WASM memory, so it stays valid after later calls, memory growth or dispose(); accessors return
+// fresh copies. From forwardView(): views of WASM memory, valid until the next call into the engine.
 import { checkInteger } from './check.js';
 
 export class AttentionTrace {
   #data; // { q, k, v, concat, output: (n, d); scores, weights: (h, n, n) }, all Float32Array
 
-  /** @internal Built by Attention.forward from the bindings' result. */
-  constructor(data, nTokens, dModel, numHeads) {
+  /** @internal Built by Attention.forward and forwardView from the bindings' result. */
+  constructor(data, nTokens, dModel, numHeads, view) {
     this.#data = data;
+    this.view = view;
     this.nTokens = nTokens;
     this.dModel = dModel;
     this.numHeads = numHeads;
@@ -47,22 +49,27 @@ export class AttentionTrace {
 
   /** Every head's output side by side: (n × d_model). */
   concat() {
-    return this.#data.concat.slice();
+    return this.#whole('concat');
   }
 
   /** The layer's output, concat()·W_o + b_o: (n × d_model). */
   output() {
-    return this.#data.output.slice();
+    return this.#whole('output');
   }
 
   #head(head) {
     return checkInteger('head', head, 0, this.numHeads - 1);
   }
 
+  #whole(name) {
+    return this.view ? this.#data[name] : this.#data[name].slice();
+  }
+
   #square(name, head) {
     const size = this.nTokens * this.nTokens;
     const start = this.#head(head) * size;
-    return this.#data[name].slice(start, start + size);
+    const part = this.#data[name].subarray(start, start + size);
+    return this.view ? part : part.slice();
   }
 
   #columns(name, head) {

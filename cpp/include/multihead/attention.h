@@ -61,6 +61,10 @@ class MultiHeadAttention {
                          const std::vector<uint8_t>& key_mask = {}) const;
   // x (n, d): one token per row.
   AttentionTrace forward(const Matrix& x, const std::vector<uint8_t>& key_mask = {}) const;
+  // forward() writing into `trace` and reusing its buffers: a caller that keeps one trace across
+  // calls allocates again only when the sizes grow (fresh memory is slow to touch in a browser).
+  void forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
+                    AttentionTrace& trace) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.
   Matrix forward_output(const std::vector<float>& x, int n_tokens,
                         const std::vector<uint8_t>& key_mask = {}) const;
@@ -70,14 +74,14 @@ class MultiHeadAttention {
 
  private:
   // Validates, then runs; without keep_trace only the output is meaningful.
-  AttentionTrace checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
-                             bool keep_trace) const;
+  void checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
+                   bool keep_trace, AttentionTrace& t) const;
   void check_input(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
                    bool keep_trace) const;
   void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace) const;
 
   AttentionConfig config_;
-  Matrix wq_, wk_, wv_, wo_;  // (d, d)
+  PackedMatrix wq_, wk_, wv_, wo_;  // (d, d), (in, out), packed for kernels::gemm
   Vector bq_, bk_, bv_, bo_;  // (d)
 };
 

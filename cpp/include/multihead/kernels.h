@@ -4,6 +4,8 @@
 // Kernels take raw row-major buffers with explicit leading dimensions (floats from one row to
 // the next), so one head's columns of Q, K and V are read in place. They do not validate their
 // arguments and never allocate: MultiHeadAttention checks shapes before calling them.
+// Attention's two products are GEMMs too: scores = Q_i·(scale·K_i)ᵀ with K_i packed transposed and
+// scaled, and the head output = A_i·V_i with V_i packed; one tuned kernel serves all of them.
 #pragma once
 
 #include <cstddef>
@@ -11,26 +13,28 @@
 
 namespace multihead::kernels {
 
-// C = A·B + bias.  A (m, k) stride lda;  B (k, n) stride ldb;  bias (n) or nullptr;  C (m, n) stride ldc.
-using GemmFn = void (*)(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
-                        size_t ldb, const float* bias, float* c, size_t ldc);
+// GEMM reads B packed: panels of kPanelWidth columns, each panel k rows of kPanelWidth floats,
+// zero-padded past the last column. Packing once makes every later read of B contiguous, and
+// weights are packed once when a layer is built. pack_b is shared by every kernel set.
+constexpr size_t kPanelWidth = 16;
 
-// S = scale·Q·Kᵀ, masked.  Q (m, d) stride ldq;  K (n, d) stride ldk;  S (m, n) stride lds.
-// key_mask (n): nonzero = visible, or nullptr for all visible. causal hides key j from query i when
-// j > i. Hidden scores are -infinity, as in PyTorch.
-using ScoresFn = void (*)(size_t m, size_t n, size_t d, float scale, const float* q, size_t ldq,
-                          const float* k, size_t ldk, const uint8_t* key_mask, bool causal, float* s,
-                          size_t lds);
+// Floats a packed (k, n) operand takes.
+inline size_t packed_size(size_t k, size_t n) { return (n + kPanelWidth - 1) / kPanelWidth * kPanelWidth * k; }
+
+// Packs scale·B, B (k, n) with element (p, j) at b[p·row_stride + j·col_stride], so a transpose
+// (col_stride > 1) packs as cheaply as B itself. Panel q starts at out + q·kPanelWidth·k.
+void pack_b(size_t k, size_t n, const float* b, size_t row_stride, size_t col_stride, float scale, float* out);
+
+// C = A·B + bias.  A (m, k) stride lda;  B packed by pack_b from a (k_packed, n) operand with
+// k ≤ k_packed, passed as its panel stride kPanelWidth·k_packed (so the first k rows of a packed
+// operand can be used alone);  bias (n) or nullptr;  C (m, n) stride ldc.
+using GemmFn = void (*)(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
+                        size_t panel_stride, const float* bias, float* c, size_t ldc);
 
 // P = softmax of each row of S.  S, P (m, n) with their strides; P may be S (in place).
 // The row maximum is subtracted first so exp never overflows; a row that is all -infinity
 // (every key hidden) becomes zeros instead of NaN.
 using SoftmaxFn = void (*)(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
-
-// O = P·V.  P (m, n) stride ldp;  V (n, d) stride ldv;  O (m, d) stride ldo.
-// causal promises P[i][j] = 0 for j > i, so those terms may be skipped.
-using WeightedSumFn = void (*)(size_t m, size_t n, size_t d, const float* p, size_t ldp,
-                               const float* v, size_t ldv, bool causal, float* o, size_t ldo);
 
 // Y = layer normalisation of each row of X: (x − mean)/√(variance + eps)·gamma + beta.
 // X, Y (m, n) with their strides, Y may be X; gamma, beta (n).
@@ -40,45 +44,40 @@ using LayerNormFn = void (*)(size_t m, size_t n, const float* x, size_t ldx, con
 // y = GELU(x) elementwise, erf form. x, y (count), y may be x.
 using GeluFn = void (*)(size_t count, const float* x, float* y);
 
-void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
-                     size_t ldb, const float* bias, float* c, size_t ldc);
-void f32_scores_scalar(size_t m, size_t n, size_t d, float scale, const float* q, size_t ldq,
-                       const float* k, size_t ldk, const uint8_t* key_mask, bool causal, float* s,
-                       size_t lds);
+void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
+                     size_t panel_stride, const float* bias, float* c, size_t ldc);
 void f32_softmax_scalar(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
-void f32_weighted_sum_scalar(size_t m, size_t n, size_t d, const float* p, size_t ldp,
-                             const float* v, size_t ldv, bool causal, float* o, size_t ldo);
 void f32_layer_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                            const float* beta, float eps, float* y, size_t ldy);
 void f32_gelu_scalar(size_t count, const float* x, float* y);
 
 #ifdef __wasm_simd128__
-void f32_gemm_wasmsimd_4x8(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
-                           size_t ldb, const float* bias, float* c, size_t ldc);
-void f32_scores_wasmsimd_1x4(size_t m, size_t n, size_t d, float scale, const float* q, size_t ldq,
-                             const float* k, size_t ldk, const uint8_t* key_mask, bool causal,
-                             float* s, size_t lds);
+void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
+                            size_t panel_stride, const float* bias, float* c, size_t ldc);
 void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
-void f32_weighted_sum_wasmsimd_4x8(size_t m, size_t n, size_t d, const float* p, size_t ldp,
-                                   const float* v, size_t ldv, bool causal, float* o, size_t ldo);
 void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);
 void f32_gelu_wasmsimd(size_t count, const float* x, float* y);
 #endif
 
-// One complete set of kernels, named for reports ("scalar", "wasmsimd").
+#ifdef MULTIHEAD_EIGEN_KERNELS  // the benchmark's baseline build
+void f32_gemm_eigen(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
+                    size_t panel_stride, const float* bias, float* c, size_t ldc);
+void f32_softmax_eigen(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
+#endif
+
+// One complete set of kernels, named for reports ("scalar", "wasmsimd", "eigen").
 struct KernelSet {
   const char* name;
   GemmFn gemm;
-  ScoresFn scores;
   SoftmaxFn softmax;
-  WeightedSumFn weighted_sum;
   LayerNormFn layer_norm;
   GeluFn gelu;
 };
 
 const KernelSet& scalar_kernels();
-// The set the engine uses: wasmsimd when compiled with -msimd128, otherwise scalar.
+// The set the engine uses: wasmsimd when compiled with -msimd128, otherwise scalar; eigen in the
+// benchmark's baseline build.
 const KernelSet& active_kernels();
 
 }  // namespace multihead::kernels

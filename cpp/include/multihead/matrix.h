@@ -3,6 +3,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <vector>
+
+#include "multihead/kernels.h"
 
 namespace multihead {
 
@@ -10,5 +13,17 @@ using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMa
 using Vector = Eigen::Matrix<float, 1, Eigen::Dynamic, Eigen::RowMajor>;
 using MatrixMap = Eigen::Map<Matrix>;
 using ConstMatrixMap = Eigen::Map<const Matrix>;
+
+// A right-hand GEMM operand (rows, cols), packed once into the panels kernels::gemm reads.
+struct PackedMatrix {
+  PackedMatrix() = default;
+  explicit PackedMatrix(const Matrix& b) : rows(size_t(b.rows())), cols(size_t(b.cols())), data(kernels::packed_size(rows, cols)) {
+    kernels::pack_b(rows, cols, b.data(), cols, 1, 1.0f, data.data());
+  }
+  size_t panel_stride() const { return kernels::kPanelWidth * rows; }
+
+  size_t rows = 0, cols = 0;
+  std::vector<float> data;  // packed_size(rows, cols)
+};
 
 }  // namespace multihead

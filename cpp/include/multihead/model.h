@@ -57,9 +57,9 @@ class Model {
   struct Block {
     MultiHeadAttention attention;
     Vector ln1_gamma, ln1_beta;  // (d)
-    Matrix w1;                   // (d, ff), (in, out)
+    PackedMatrix w1;             // (d, ff), (in, out)
     Vector b1;                   // (ff)
-    Matrix w2;                   // (ff, d), (in, out)
+    PackedMatrix w2;             // (ff, d), (in, out)
     Vector b2;                   // (d)
     Vector ln2_gamma, ln2_beta;  // (d)
   };

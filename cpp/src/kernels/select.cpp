@@ -1,19 +1,21 @@
 // The one place that decides which kernels run. A build compiled with -msimd128 uses the
 // wasm_simd128 kernels; every other build (native, the scalar WASM build) uses the scalar ones.
+// The benchmark's baseline (-DMULTIHEAD_KERNELS=eigen) computes GEMM and softmax with Eigen.
 #include "multihead/kernels.h"
 
 namespace multihead::kernels {
 
 const KernelSet& scalar_kernels() {
-  static const KernelSet set{"scalar", f32_gemm_scalar, f32_scores_scalar, f32_softmax_scalar,
-                             f32_weighted_sum_scalar, f32_layer_norm_scalar, f32_gelu_scalar};
+  static const KernelSet set{"scalar", f32_gemm_scalar, f32_softmax_scalar, f32_layer_norm_scalar, f32_gelu_scalar};
   return set;
 }
 
 const KernelSet& active_kernels() {
-#ifdef __wasm_simd128__
-  static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_4x8, f32_scores_wasmsimd_1x4,
-                             f32_softmax_wasmsimd, f32_weighted_sum_wasmsimd_4x8, f32_layer_norm_wasmsimd,
+#if defined(MULTIHEAD_EIGEN_KERNELS)
+  static const KernelSet set{"eigen", f32_gemm_eigen, f32_softmax_eigen, f32_layer_norm_scalar, f32_gelu_scalar};
+  return set;
+#elif defined(__wasm_simd128__)
+  static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_2x16, f32_softmax_wasmsimd, f32_layer_norm_wasmsimd,
                              f32_gelu_wasmsimd};
   return set;
 #else
