@@ -18,7 +18,7 @@ void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float*
     float* out = p + i * ldp;
 
     v128_t vmax = wasm_f32x4_splat(kHidden);
-    for (size_t j = 0; j < n4; j += 4) vmax = wasm_f32x4_max(vmax, wasm_v128_load(in + j));
+    for (size_t j = 0; j < n4; j += 4) vmax = wasm_f32x4_pmax(vmax, wasm_v128_load(in + j));  // one instruction; scores are never NaN
     float max = lane_max(vmax);
     for (size_t j = n4; j < n; ++j) max = std::fmax(max, in[j]);
     if (max == kHidden) {  // every key hidden: define the row as zeros, not 0/0
