@@ -21,8 +21,8 @@ const SHAPES = [
   // calls: forward passes per timed sample, so a sample is well above the timer's resolution.
   { name: 'S1', n: 12, d: 64, h: 4, rounds: 41, calls: 25 },
   { name: 'S2', n: 128, d: 768, h: 12, rounds: 21, calls: 1 },
-  { name: 'S3', n: 512, d: 768, h: 12, rounds: 9, calls: 1 },
-  { name: 'S4', n: 1024, d: 768, h: 12, rounds: 5, calls: 1 },
+  { name: 'S3', n: 512, d: 768, h: 12, rounds: 15, calls: 1 },
+  { name: 'S4', n: 1024, d: 768, h: 12, rounds: 7, calls: 1 },
 ];
 const WARMUP = 2;
 const MODEL_TOKENS = [8, 32, 128];
