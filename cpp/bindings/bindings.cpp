@@ -76,6 +76,10 @@ val trace_object(const AttentionTrace& t, Convert convert) {
   return out;
 }
 
+val forward(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
+  return result_or_error([&] { return trace_object(attention.forward(floats(x), n_tokens, key_mask(mask)), copy); });
+}
+
 // Runs the layer into `trace`, a buffer the JS layer keeps across calls, and returns views of it.
 val forward_view(const MultiHeadAttention& attention, val x, int n_tokens, val mask, AttentionTrace& trace) {
   return result_or_error([&] {
@@ -142,6 +146,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::class_<Model>("Model");
   emscripten::function("createAttention", &create_attention);
   emscripten::function("createSeededAttention", &create_seeded_attention);
+  emscripten::function("forward", &forward);
   emscripten::function("forwardView", &forward_view);
   emscripten::function("forwardOutput", &forward_output);
   emscripten::function("loadModel", &load_model);

@@ -79,6 +79,13 @@ double forward_bytes(double n, double d, double h, bool keep_trace) {
   return 4.0 * (5 * n * d + square_buffers * n * n + packed);
 }
 
+// Sizes a trace buffer that may be reused. Growing frees the old buffer first: resize() would copy
+// it and hold both at once, doubling the peak of the largest buffers in the engine.
+void grow(std::vector<float>& buffer, size_t size) {
+  if (size > buffer.capacity()) std::vector<float>().swap(buffer);
+  buffer.resize(size);
+}
+
 // Writes -infinity over the scores of one query row that it may not see: keys from `end` on (the
 // causal mask) and keys whose mask is 0. PyTorch hides them the same way.
 void hide_scores(float* row, size_t n, size_t end, const uint8_t* key_mask) {
@@ -173,8 +180,8 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   // 2-3. Attention in each head, reading its columns of Q, K, V in place and writing its output
   // straight into its columns of the concatenation. Without a trace every head reuses one (n, n) buffer.
   const size_t per_head = keep_trace ? n * n : 0;
-  t.scores.resize(keep_trace ? h * n * n : n * n);
-  if (keep_trace) t.weights.resize(h * n * n);
+  grow(t.scores, keep_trace ? h * n * n : n * n);
+  if (keep_trace) grow(t.weights, h * n * n);
   float* weights = keep_trace ? t.weights.data() : t.scores.data();
   t.concat.resize(n, d);
   const float scale = 1.0f / std::sqrt(float(dh));
@@ -189,12 +196,12 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
       const size_t rows = std::min(kRowBlock, n - r0);
       // Causal: keys after the block's last query are hidden from all of it, so are not computed.
       const size_t seen = config_.causal ? r0 + rows : n;
-      k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data(), kernels::kPanelWidth * dh, nullptr,
+      k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data(), kernels::panel_stride(dh), nullptr,
              s + r0 * n, n);
       for (size_t r = r0; r < r0 + rows; ++r) hide_scores(s + r * n, n, config_.causal ? r + 1 : n, key_mask);
       k.softmax(rows, n, s + r0 * n, n, p + r0 * n, n);
       // Hidden keys have weight exactly 0, so the product may stop at `seen`.
-      k.gemm(rows, dh, seen, p + r0 * n, n, values.data(), kernels::kPanelWidth * n, nullptr,
+      k.gemm(rows, dh, seen, p + r0 * n, n, values.data(), kernels::panel_stride(n), nullptr,
              t.concat.data() + r0 * d + i * dh, d);
     }
   }

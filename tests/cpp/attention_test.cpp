@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -32,8 +34,8 @@ void expect_error(F&& call, std::initializer_list<std::string> parts) {
 }
 
 TEST(MultiHeadAttention, MatchesTheFloat64ReferenceInEveryMode) {
-  // 70 and 100 tokens span several row blocks; head widths 5 and 8 leave packing tails.
-  for (auto [n, d, h] : {std::tuple{1, 4, 1}, {5, 12, 3}, {33, 64, 4}, {70, 48, 6}, {100, 20, 4}}) {
+  // 70 and 100 tokens span several row blocks; head widths 5, 8 and 24 leave packing tails.
+  for (auto [n, d, h] : {std::tuple{1, 4, 1}, {5, 12, 3}, {33, 64, 4}, {70, 48, 6}, {100, 20, 4}, {40, 48, 2}}) {
     for (bool causal : {false, true}) {
       for (bool masked : {false, true}) {
         Layer layer(d, h, causal);
@@ -142,11 +144,26 @@ TEST(MultiHeadAttention, AFullyMaskedRowGivesZerosNotNaN) {
 }
 
 TEST(MultiHeadAttention, TheTraceHoldsScaledScoresWithHiddenKeysAtMinusInfinity) {
-  Layer layer(8, 2, true);
-  const AttentionTrace t = layer.attention.forward(random_values(4 * 8, 10), 4);
-  const float q0k0 = t.q.row(0).head(4).dot(t.k.row(0).head(4)) / 2.0f;  // head 0, scale 1/√4
-  EXPECT_NEAR(t.scores[0], q0k0, 1e-6);
-  EXPECT_EQ(t.scores[1], -std::numeric_limits<float>::infinity());
+  // 70 tokens: three row blocks, the last one partial; every fifth key masked, and causal.
+  const int n = 70, d = 24, h = 3, dh = 8;
+  Layer layer(d, h, true);
+  std::vector<uint8_t> mask;
+  for (int j = 0; j < n; ++j) mask.push_back(j % 5 != 3);
+  const AttentionTrace t = layer.attention.forward(random_values(size_t(n) * d, 10), n, mask);
+  for (int head = 0; head < h; ++head) {
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const float s = t.scores[(size_t(head) * n + i) * n + j];
+        if (j > i || !mask[j]) {
+          ASSERT_EQ(s, -std::numeric_limits<float>::infinity()) << "head " << head << " query " << i << " key " << j;
+          continue;
+        }
+        double dot = 0;
+        for (int p = 0; p < dh; ++p) dot += double(t.q(i, head * dh + p)) * t.k(j, head * dh + p);
+        ASSERT_NEAR(s, dot / std::sqrt(double(dh)), 1e-5) << "head " << head << " query " << i << " key " << j;
+      }
+    }
+  }
 }
 
 TEST(MultiHeadAttention, SeededWeightsAreDeterministic) {

@@ -1,4 +1,4 @@
-// Every kernel set (scalar, and wasmsimd in the SIMD build) against a float64 reference, at sizes
+// Every kernel set (scalar; wasmsimd in the SIMD build; eigen natively) against a float64 reference, at sizes
 // below, at and above each kernel's tile and its multiples, so every loop tail runs. In the SIMD
 // build each SIMD kernel is also compared with its scalar twin. Attention's scores and weighted
 // sums are GEMMs on packed operands; attention_test.cpp checks them, masks included.
@@ -21,6 +21,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 std::vector<const KernelSet*> kernel_sets() {
   std::vector<const KernelSet*> sets{&kernels::scalar_kernels()};
   if (&kernels::active_kernels() != sets[0]) sets.push_back(&kernels::active_kernels());
+#ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline must compute the same thing
+  sets.push_back(&kernels::eigen_kernels());
+#endif
   return sets;
 }
 
@@ -55,7 +58,7 @@ TEST_P(KernelTest, GemmMatchesFloat64AcrossTileTails) {
         const std::vector<float> bias = random_values(n, 3), bp = packed(b);
         Strided c(m, n, 4);
         const std::vector<float> before = c.data;
-        k().gemm(m, n, depth, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * depth, bias.data(),
+        k().gemm(m, n, depth, a.data.data(), a.stride, bp.data(), kernels::panel_stride(depth), bias.data(),
                  c.data.data(), c.stride);
         for (size_t i = 0; i < m; ++i) {
           for (size_t j = 0; j < n; ++j) {
@@ -73,7 +76,7 @@ TEST_P(KernelTest, GemmMatchesFloat64AcrossTileTails) {
 TEST_P(KernelTest, GemmWithoutBiasStartsFromZero) {
   const Strided a(5, 6, 5), b(6, 19, 6);
   Strided c(5, 19, 7);
-  k().gemm(5, 19, 6, a.data.data(), a.stride, packed(b).data(), kernels::kPanelWidth * 6, nullptr, c.data.data(), c.stride);
+  k().gemm(5, 19, 6, a.data.data(), a.stride, packed(b).data(), kernels::panel_stride(6), nullptr, c.data.data(), c.stride);
   for (size_t j : {0, 15, 16, 18}) {
     double want = 0;
     for (size_t p = 0; p < 6; ++p) want += double(a.at(4, p)) * b.at(p, j);
@@ -86,7 +89,7 @@ TEST_P(KernelTest, GemmCanUseTheFirstRowsOfAPackedOperand) {
   const Strided a(3, 4, 8), b(11, 21, 9);
   const std::vector<float> bp = packed(b);
   Strided c(3, 21, 10);
-  k().gemm(3, 21, 4, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * 11, nullptr, c.data.data(), c.stride);
+  k().gemm(3, 21, 4, a.data.data(), a.stride, bp.data(), kernels::panel_stride(11), nullptr, c.data.data(), c.stride);
   for (size_t i = 0; i < 3; ++i) {
     for (size_t j = 0; j < 21; ++j) {
       double want = 0;
@@ -103,7 +106,7 @@ TEST(PackB, PacksATransposeScaledAsAttentionScoresNeedIt) {
     std::vector<float> kt(kernels::packed_size(7, n));
     kernels::pack_b(7, n, key.data.data(), 1, key.stride, 0.25f, kt.data());
     Strided s(5, n, 13);
-    kernels::scalar_kernels().gemm(5, n, 7, q.data.data(), q.stride, kt.data(), kernels::kPanelWidth * 7, nullptr,
+    kernels::scalar_kernels().gemm(5, n, 7, q.data.data(), q.stride, kt.data(), kernels::panel_stride(7), nullptr,
                                    s.data.data(), s.stride);
     for (size_t i = 0; i < 5; ++i) {
       for (size_t j = 0; j < n; ++j) {
@@ -217,8 +220,8 @@ TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
       const Strided a(m, 33, 40), b(33, n, 41);
       const std::vector<float> bias = random_values(n, 42), bp = packed(b);
       std::vector<float> c1(m * n), c2(m * n);
-      simd.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * 33, bias.data(), c1.data(), n);
-      scalar.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::kPanelWidth * 33, bias.data(), c2.data(), n);
+      simd.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c1.data(), n);
+      scalar.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c2.data(), n);
       ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
     }
   }

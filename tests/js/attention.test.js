@@ -136,14 +136,19 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     layer.dispose();
   });
 
-  test('a layer reuses its trace memory: repeated passes of one size allocate nothing more', () => {
+  test('forwardView reuses its memory, and forward frees what it used', () => {
     const layer = engine.createAttention({ dModel: 32, numHeads: 4, seed: 14 });
     const x = randomValues(40 * 32, 8);
+    const empty = engine.memory().usedBytes;
+    layer.forward(x, 40);
+    expect(engine.memory().usedBytes).toBe(empty);
     layer.forwardView(x, 40);
-    const used = engine.memory().usedBytes;
-    for (let i = 0; i < 50; i++) layer.forward(x, 40);
-    expect(engine.memory().usedBytes).toBe(used);
+    const kept = engine.memory().usedBytes;
+    expect(kept).toBeGreaterThan(empty + 4 * (2 * 4 * 40 * 40));  // the trace's scores and weights, at least
+    for (let i = 0; i < 50; i++) layer.forwardView(x, 40);
+    expect(engine.memory().usedBytes).toBe(kept);
     layer.dispose();
+    expect(engine.memory().usedBytes).toBeLessThan(empty);  // the layer's own weights are freed too
   });
 
   test('the same seed gives the same layer in both builds and every run', () => {

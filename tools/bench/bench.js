@@ -31,6 +31,7 @@ const TARGETS = { // time ratios ours / other, and GFLOP/s, from the issue
   eigen: { S2: 0.45, S3: 0.45, S4: 0.45 },
   gflops: { S2: 35, S3: 35 },
   heap: 1.5,
+  agreement: 1e-5, // largest |difference| in any output or weight, against multihead simd
 };
 
 const flops = ({ n, d }) => 8 * n * d * d + 4 * n * n * d;
@@ -209,6 +210,9 @@ function targets(shapes, heap) {
     list.push({ what: `${s} multihead GFLOP/s`, value: v.toFixed(1), target: `≥ ${limit}`, met: v >= limit });
   }
   list.push({ what: 'S4 peak heap / trace bytes', value: heap.ratio.toFixed(2), target: `≤ ${TARGETS.heap}`, met: heap.ratio <= TARGETS.heap });
+  // A fast wrong answer is no answer: every engine must agree with ours.
+  const worst = Math.max(...shapes.flatMap((s) => Object.values(s.engines).flatMap((e) => [e.maxDiffOutput, e.maxDiffWeights])));
+  list.push({ what: 'largest difference from multihead, any engine', value: worst.toExponential(1), target: `≤ ${TARGETS.agreement}`, met: worst <= TARGETS.agreement });
   return list;
 }
 

@@ -57,7 +57,7 @@ function peakModule() {
 export async function measureSimdPeak({ iterations = 20_000_000, rounds = 5 } = {}) {
   const { instance } = await WebAssembly.instantiate(peakModule());
   const { peak } = instance.exports;
-  peak(1000); // compile with the optimising tier before timing
+  peak(iterations); // untimed: V8 tiers a hot function up to its optimising compiler while it runs
   let best = Infinity;
   for (let r = 0; r < rounds; r++) {
     const start = performance.now();

@@ -25,7 +25,7 @@ export class Attention {
   /**
    * forward() without copying: the trace's weights, scores, concat and output are views of WASM
    * memory, valid until the next call into this engine. The layer keeps the buffers they view, and
-   * reuses them on every call, until dispose().
+   * reuses them on every call, until dispose(); forward() frees what it used before returning.
    */
   forwardView(x: Float32Array | ArrayLike<number>, nTokens: number, options?: ForwardOptions): AttentionTrace;
   /** The same computation keeping no intermediates: the output, (nTokens × dModel) row-major. */

@@ -20,19 +20,24 @@ export class Attention {
     this.causal = config.causal;
   }
 
-  /** Runs the layer on x (nTokens × dModel, row-major) and returns every intermediate, copied. */
+  /**
+   * Runs the layer on x (nTokens × dModel, row-major) and returns every intermediate, copied out;
+   * the WASM memory the pass used is freed before it returns.
+   */
   forward(x, nTokens, options = {}) {
-    const views = this.#run(x, nTokens, options);
-    const data = Object.fromEntries(Object.entries(views).map(([name, array]) => [name, array.slice()]));
+    const [input, mask] = this.#inputs(x, nTokens, options);
+    const data = orThrow(this.#module.forward(this.#native.get(), input, nTokens, mask));
     return new AttentionTrace(data, nTokens, this.dModel, this.numHeads, false);
   }
 
   /**
    * forward() without copying: the trace's arrays are views of WASM memory, valid until the next
-   * call into this engine. For reading every head's weights of a long sentence cheaply.
+   * call into this engine. The layer keeps that memory, reused by each call, until dispose().
    */
   forwardView(x, nTokens, options = {}) {
-    return new AttentionTrace(this.#run(x, nTokens, options), nTokens, this.dModel, this.numHeads, true);
+    const [input, mask] = this.#inputs(x, nTokens, options);
+    const views = orThrow(this.#module.forwardView(this.#native.get(), input, nTokens, mask, this.#trace.get()));
+    return new AttentionTrace(views, nTokens, this.dModel, this.numHeads, true);
   }
 
   /** Runs the layer keeping no intermediates; returns the output (nTokens × dModel). */
@@ -49,11 +54,6 @@ export class Attention {
 
   get disposed() {
     return this.#native.disposed;
-  }
-
-  #run(x, nTokens, options) {
-    const [input, mask] = this.#inputs(x, nTokens, options);
-    return orThrow(this.#module.forwardView(this.#native.get(), input, nTokens, mask, this.#trace.get()));
   }
 
   #inputs(x, nTokens, options) {

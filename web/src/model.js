@@ -74,7 +74,7 @@ export class ModelResult {
     this.heads = model.numHeads;
     this.hidden = raw.hidden; // (n, dModel)
     this.#inputs = raw.inputs;
-    this.#layers = raw.layers.map((t) => new AttentionTrace(t, n, model.dModel, model.numHeads));
+    this.#layers = raw.layers.map((t) => new AttentionTrace(t, n, model.dModel, model.numHeads, false));
     Object.freeze(this);
   }
 

@@ -62,7 +62,8 @@ class MultiHeadAttention {
   // x (n, d): one token per row.
   AttentionTrace forward(const Matrix& x, const std::vector<uint8_t>& key_mask = {}) const;
   // forward() writing into `trace` and reusing its buffers: a caller that keeps one trace across
-  // calls allocates again only when the sizes grow (fresh memory is slow to touch in a browser).
+  // calls of one size allocates nothing more (fresh memory is slow to touch in a browser).
+  // The score and weight buffers are reallocated only to grow, the (n, d) matrices when n changes.
   void forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
                     AttentionTrace& trace) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.

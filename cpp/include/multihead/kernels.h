@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 
 namespace multihead::kernels {
 
@@ -18,8 +17,9 @@ namespace multihead::kernels {
 // weights are packed once when a layer is built. pack_b is shared by every kernel set.
 constexpr size_t kPanelWidth = 16;
 
-// Floats a packed (k, n) operand takes.
+// Floats a packed (k, n) operand takes, and the distance between its panels.
 inline size_t packed_size(size_t k, size_t n) { return (n + kPanelWidth - 1) / kPanelWidth * kPanelWidth * k; }
+inline size_t panel_stride(size_t k) { return kPanelWidth * k; }
 
 // Packs scale·B, B (k, n) with element (p, j) at b[p·row_stride + j·col_stride], so a transpose
 // (col_stride > 1) packs as cheaply as B itself. Panel q starts at out + q·kPanelWidth·k.
@@ -60,7 +60,7 @@ void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, con
 void f32_gelu_wasmsimd(size_t count, const float* x, float* y);
 #endif
 
-#ifdef MULTIHEAD_EIGEN_KERNELS  // the benchmark's baseline build
+#ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline; also built natively, for the tests
 void f32_gemm_eigen(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                     size_t panel_stride, const float* bias, float* c, size_t ldc);
 void f32_softmax_eigen(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
@@ -76,6 +76,9 @@ struct KernelSet {
 };
 
 const KernelSet& scalar_kernels();
+#ifdef MULTIHEAD_HAS_EIGEN_KERNELS
+const KernelSet& eigen_kernels();
+#endif
 // The set the engine uses: wasmsimd when compiled with -msimd128, otherwise scalar; eigen in the
 // benchmark's baseline build.
 const KernelSet& active_kernels();

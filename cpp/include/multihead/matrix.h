@@ -20,7 +20,7 @@ struct PackedMatrix {
   explicit PackedMatrix(const Matrix& b) : rows(size_t(b.rows())), cols(size_t(b.cols())), data(kernels::packed_size(rows, cols)) {
     kernels::pack_b(rows, cols, b.data(), cols, 1, 1.0f, data.data());
   }
-  size_t panel_stride() const { return kernels::kPanelWidth * rows; }
+  size_t panel_stride() const { return kernels::panel_stride(rows); }
 
   size_t rows = 0, cols = 0;
   std::vector<float> data;  // packed_size(rows, cols)

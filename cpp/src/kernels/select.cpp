@@ -10,10 +10,16 @@ const KernelSet& scalar_kernels() {
   return set;
 }
 
-const KernelSet& active_kernels() {
-#if defined(MULTIHEAD_EIGEN_KERNELS)
+#ifdef MULTIHEAD_HAS_EIGEN_KERNELS
+const KernelSet& eigen_kernels() {
   static const KernelSet set{"eigen", f32_gemm_eigen, f32_softmax_eigen, f32_layer_norm_scalar, f32_gelu_scalar};
   return set;
+}
+#endif
+
+const KernelSet& active_kernels() {
+#if defined(MULTIHEAD_EIGEN_KERNELS)
+  return eigen_kernels();
 #elif defined(__wasm_simd128__)
   static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_2x16, f32_softmax_wasmsimd, f32_layer_norm_wasmsimd,
                              f32_gelu_wasmsimd};
