@@ -267,6 +267,30 @@ test('bad input: empty text, text over the limit, HTML, emoji and non-Latin text
   await page.close();
 });
 
+test('the URL holds the sentence, view, layer and head, so a link opens that view', async () => {
+  const text = 'The nation will not forget.';
+  const expected = model.run(text);
+  const hash = `#sentence=${encodeURIComponent(text)}&view=head&layer=3&head=4`;
+  const { page, problems } = await browser.open(`${pageServer.url}${hash}`);
+  await waitForTokens(page, expected.tokens);
+  await expect(page.locator('.mh-head-title').textContent()).resolves.toBe('Layer 3, head 4');
+  expect(await texts(page, '.mh-head-queries button')).toEqual(expected.tokens);
+  await expect(page.locator('#layer').inputValue()).resolves.toBe('2');
+
+  // And the URL follows the page.
+  await choose(page, 'Lines');
+  await page.selectOption('#head', { value: 'all' });
+  const params = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+  expect(Object.fromEntries(params)).toEqual({ sentence: text, view: 'lines', mode: 'model', layer: '3', head: 'all' });
+
+  // Nonsense in a hand-typed link is ignored, not an error.
+  const odd = await browser.open(`${pageServer.url}#view=bogus&layer=-4&head=99&sentence=`);
+  await odd.page.waitForFunction(() => document.body.dataset.state === 'empty');
+  expect(await odd.page.evaluate(() => document.querySelector('input[name="view"]:checked').value)).toBe('grid');
+  expect([...problems, ...odd.problems]).toEqual([]);
+  await Promise.all([page.close(), odd.page.close()]);
+});
+
 test('every control is reachable by Tab and has an accessible name', async () => {
   const { page, problems } = await openPage();
   await choose(page, 'One head');

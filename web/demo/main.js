@@ -8,6 +8,7 @@ import { createLinesView } from '../src/views/lines-view.js';
 import { createStepsView } from '../src/views/steps-view.js';
 import { VIEWS_CSS } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
+import { readUrlState, urlHash } from './url-state.js';
 
 const EXAMPLES = [
   'The cat sat on the mat because it was tired.',
@@ -109,6 +110,29 @@ function render() {
   $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
 
   show(state.view).update(viewData(r, layer));
+  keepInUrl();
+}
+
+/** Mirrors the state into the URL, so the address bar always links to what is on screen. */
+function keepInUrl() {
+  const { mode, view, layer, head } = state;
+  history.replaceState(null, '', urlHash({ sentence: controls.sentence.value, mode, view, layer, head }));
+}
+
+/** Applies a state read from the URL before anything runs. */
+function applyUrlState({ sentence, mode, view, layer, head }) {
+  if (sentence !== undefined) controls.sentence.value = sentence;
+  if (mode) {
+    state.mode = mode;
+    document.querySelector(`input[name="mode"][value="${mode}"]`).checked = true;
+    $('toy-controls').hidden = mode !== 'toy';
+  }
+  if (view) {
+    state.view = view;
+    document.querySelector(`input[name="view"][value="${view}"]`).checked = true;
+  }
+  if (layer !== undefined) state.layer = layer;
+  if (head !== undefined) state.head = head;
 }
 
 /** What the view on screen needs from layer `index` of a result. */
@@ -179,6 +203,7 @@ function showEmpty() {
   $('tokens').replaceChildren();
   status('Type a sentence (or pick an example) to see how each head attends.');
   document.body.dataset.state = 'empty';
+  keepInUrl();
 }
 
 function showError(message) {
@@ -227,6 +252,7 @@ function readToy() {
 }
 
 function start() {
+  applyUrlState(readUrlState(location.hash));
   const style = document.createElement('style');
   style.textContent = VIEWS_CSS;
   document.head.append(style);
