@@ -6,8 +6,9 @@ import { createGridView } from '../src/views/grid-view.js';
 import { createHeadView } from '../src/views/head-view.js';
 import { createLinesView } from '../src/views/lines-view.js';
 import { createStepsView } from '../src/views/steps-view.js';
-import { VIEWS_CSS } from '../src/views/styles.js';
+import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
+import { viewData } from '../src/views/view-data.js';
 import { readUrlState, urlHash } from './url-state.js';
 
 const EXAMPLES = [
@@ -109,7 +110,7 @@ function render() {
   $('layer-control').hidden = layers === 1;
   $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
 
-  show(state.view).update(viewData(r, layer));
+  show(state.view).update(viewData(state.view, r, layer, { head: state.head, toy: state.mode === 'toy' }));
   keepInUrl();
 }
 
@@ -133,30 +134,6 @@ function applyUrlState({ sentence, mode, view, layer, head }) {
   }
   if (layer !== undefined) state.layer = layer;
   if (head !== undefined) state.head = head;
-}
-
-/** What the view on screen needs from layer `index` of a result. */
-function viewData(r, index) {
-  const { tokens, unknown } = r;
-  const layer = r.layers[index];
-  const where = state.mode === 'toy' ? 'Toy layer' : `Layer ${index + 1}`;
-  switch (state.view) {
-    case 'grid':
-      return { tokens, unknown, weights: layer.weights, title: where };
-    case 'head':
-      return { tokens, unknown, weights: layer.weights[state.head], title: `${where}, head ${state.head + 1}` };
-    case 'lines': {
-      const heads = state.head === 'all' ? layer.weights.map((_, h) => h) : [state.head];
-      return { tokens, unknown, weights: layer.weights, heads };
-    }
-    default:
-      return {
-        ...layer, tokens, unknown, title: where, numbers: state.mode === 'toy',
-        inputLabel: state.mode === 'toy'
-          ? `the first ${layer.dModel} features of each token's embedding (word plus position)`
-          : index === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${index}`,
-      };
-  }
 }
 
 /** The view called `name`, created on first use; the previous one is destroyed. */
@@ -254,7 +231,7 @@ function readToy() {
 function start() {
   applyUrlState(readUrlState(location.hash));
   const style = document.createElement('style');
-  style.textContent = VIEWS_CSS;
+  style.textContent = `:root { ${palette('light')} }\n@media (prefers-color-scheme: dark) { :root { ${palette('dark')} } }\n${VIEWS_CSS}`;
   document.head.append(style);
 
   const examples = document.querySelector('.examples');

@@ -3,6 +3,7 @@
 // not copied) for the views, or with { error } naming what was wrong. It draws nothing and keeps
 // no history: the page decides what to ask and when.
 import { loadEngine } from '../src/index.js';
+import { layerMatrices, modelLayers } from '../src/views/view-data.js';
 
 const state = {
   engine: null,
@@ -29,7 +30,7 @@ self.onmessage = async ({ data }) => {
     const result = state.model.run(data.text);
     const layers = data.toy
       ? [toyLayer(result.layerInput(0), result.tokens.length, data.toy)]
-      : Array.from({ length: result.layers }, (_, l) => layer(result.trace(l), result.layerInput(l)));
+      : modelLayers(result);
     const { tokens, unknown, truncated, totalTokens } = result;
     const message = { type: 'result', id: data.id, tokens, unknown, truncated, totalTokens, layers, ms: performance.now() - start };
     self.postMessage(message, layers.flatMap(buffers));
@@ -37,24 +38,6 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ type: 'error', id: data.id, message: error.message });
   }
 };
-
-/** Every matrix of one layer's attention, as the steps view reads them. */
-function layer(trace, input) {
-  const heads = Array.from({ length: trace.numHeads }, (_, h) => h);
-  return {
-    dModel: trace.dModel,
-    numHeads: trace.numHeads,
-    dHead: trace.dHead,
-    input, // (n, dModel)
-    queries: heads.map((h) => trace.queries(h)), // (n, dHead) each
-    keys: heads.map((h) => trace.keys(h)),
-    values: heads.map((h) => trace.values(h)),
-    weights: heads.map((h) => trace.weights(h)), // (n, n) each
-    headOutputs: heads.map((h) => trace.headOutput(h)), // (n, dHead) each
-    concat: trace.concat(), // (n, dModel)
-    output: trace.output(), // (n, dModel)
-  };
-}
 
 /**
  * The toy layer: a seeded random attention layer of the user's size, reading the first dModel
@@ -71,7 +54,7 @@ function toyLayer(embeddings, n, { dModel, numHeads, causal, seed }) {
   }
   const x = new Float32Array(n * dModel); // (n, dModel)
   for (let i = 0; i < n; i++) x.set(embeddings.subarray(i * width, i * width + dModel), i * dModel);
-  return layer(state.toy.attention.forward(x, n), x);
+  return layerMatrices(state.toy.attention.forward(x, n), x);
 }
 
 function buffers(l) {

@@ -1,6 +1,6 @@
-// The views' CSS as one string, for a <style> element in a page or, later, in a shadow root.
-// Every rule is scoped under an mh- class, and colours come from the --mh-* custom properties
-// (with light defaults), so the host page sets the theme and the views never style the host.
+// The views' CSS as one string, for a <style> element in a page or in a shadow root, and the two
+// palettes (light and dark) of --mh-* custom properties they read. Every rule is scoped under an
+// mh- class, so the views never style the host; the page and the element choose the palette.
 import { GRID_CSS } from './grid-view.js';
 import { HEAD_CSS } from './head-view.js';
 import { LINES_CSS } from './lines-view.js';
@@ -23,3 +23,15 @@ const BASE_CSS = `
 `;
 
 export const VIEWS_CSS = [BASE_CSS, GRID_CSS, HEAD_CSS, LINES_CSS, STEPS_CSS].join('\n');
+
+/** The --mh-* colours of each theme; the page and <multihead-view> both set these. */
+const PALETTES = {
+  light: { fg: '#1d1d1f', bg: '#ffffff', muted: '#5f6368', border: '#c8ccd2', accent: '#0067a3', panel: '#f4f5f7', warn: '#8a4b00' },
+  dark: { fg: '#e8eaed', bg: '#17181b', muted: '#a0a4aa', border: '#43474d', accent: '#6cb6ff', panel: '#222428', warn: '#ffb454' },
+};
+
+/** The declarations of theme `name` ('light' or 'dark'), for the inside of a CSS rule. */
+export function palette(name) {
+  const colors = Object.entries(PALETTES[name]).map(([key, value]) => `--mh-${key}: ${value};`).join(' ');
+  return `${colors} --mh-font-mono: ui-monospace, "DejaVu Sans Mono", monospace; color-scheme: ${name};`;
+}
