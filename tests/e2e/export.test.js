@@ -1,0 +1,249 @@
+// The export module (web/src/views/export.js) in headless Chromium, fed the attention the engine
+// computes in this Node process: the JSON gives back every weight exactly, the PNG has the
+// layout's pixel size and the SVG's colours, and the SVG parses with user tokens kept as text.
+// The module is imported unbundled into a page the test serves itself (from the repository's
+// origin, with the import map tests/e2e/pages/head-512.html uses for the views' dependencies).
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../tools/serve.js';
+import { loadEngine } from '../../web/src/index.js';
+import { colorIndex, weightScale } from '../../web/src/views/colormap.js';
+import { launchBrowser } from './browser.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const SENTENCE = 'The cat sat on the mat.';
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const HOSTILE = '<b>&"\'x'; // a token that would add an element, or break an attribute, if not escaped
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>multihead: export</title>
+  <link rel="icon" href="data:,">
+  <script type="importmap">
+    { "imports": {
+      "d3-scale-chromatic": "/node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs",
+      "d3-interpolate": "/node_modules/d3-interpolate/dist/d3-interpolate.mjs",
+      "d3-color": "/node_modules/d3-color/dist/d3-color.mjs"
+    } }
+  </script>
+</head>
+<body></body>
+</html>`;
+
+let browser, server, engine, model, result, page, problems;
+
+beforeAll(async () => {
+  engine = await loadEngine();
+  [browser, server, model] = await Promise.all([launchBrowser(), startServer({ root: REPO }), engine.loadModel()]);
+  result = model.run(SENTENCE);
+  ({ page, problems } = await browser.open('about:blank'));
+  // The page exists only in this test: the route answers its URL, the server everything it imports.
+  const pageUrl = `${server.url}export-test.html`;
+  await page.route(pageUrl, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: PAGE }));
+  await page.goto(pageUrl);
+});
+
+afterAll(async () => {
+  await page?.close();
+  engine?.dispose();
+  await Promise.all([browser?.close(), server?.close()]);
+});
+
+/** Calls export.js's `name` in the page. Weights cross as plain arrays and become Float32Arrays there. */
+function callExport(name, { weights, ...args }) {
+  return page.evaluate(async ({ name, weights, args }) => {
+    const exports = await import('/web/src/views/export.js');
+    return exports[name]({ ...args, weights: weights.map((w) => Float32Array.from(w)) });
+  }, { name, weights: weights.map((w) => Array.from(w)), args });
+}
+
+/** One layer's heads from the engine, as Float32Arrays (n × n). */
+const layerWeights = (layer) => Array.from({ length: result.heads }, (_, h) => result.attention(layer, h));
+
+/** Width and height from a PNG's IHDR chunk, which the format requires to come first. */
+function pngSize(bytes) {
+  expect([...bytes.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+  expect(bytes.readUInt32BE(8)).toBe(13);
+  expect(bytes.toString('latin1', 12, 16)).toBe('IHDR');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+test('figureLayout gives integer sizes that follow from the token and head counts', async () => {
+  const layouts = await page.evaluate(async () => {
+    const { figureLayout } = await import('/web/src/views/export.js');
+    return [
+      figureLayout({ n: 9, heads: [0, 1, 2, 3] }),
+      figureLayout({ n: 2, heads: [0, 1, 2, 3, 4] }),
+      figureLayout({ n: 512, heads: [7] }),
+      figureLayout({ n: 40, heads: [1, 0] }),
+    ];
+  });
+  const pick = ({ width, height, cell, columns, rows, labelStride }) => ({ width, height, cell, columns, rows, labelStride });
+  // 9 tokens: 24 px cells (480 / 9 = 53, clamped); a panel is 90 + 216 wide and 20 + 90 + 216 high;
+  // four in a row: 16 + 4 × 306 + 3 × 24 + 16 = 1328 by 16 + 28 + 326 + 16 = 386.
+  expect(pick(layouts[0])).toEqual({ width: 1328, height: 386, cell: 24, columns: 4, rows: 1, labelStride: 1 });
+  // Five heads wrap onto a second row.
+  expect(pick(layouts[1])).toEqual({ width: 656, height: 400, cell: 24, columns: 4, rows: 2, labelStride: 1 });
+  expect(layouts[1].panels.map(({ x, y }) => [x, y])).toEqual([[16, 44], [178, 44], [340, 44], [502, 44], [16, 226]]);
+  // 512 tokens: the 2 px floor, and a label on every 4th token so 8 px labels do not overlap.
+  expect(pick(layouts[2])).toEqual({ width: 1146, height: 1194, cell: 2, columns: 1, rows: 1, labelStride: 4 });
+  expect(layouts[2].panels).toEqual([{ head: 7, x: 16, y: 44, cellsX: 106, cellsY: 154 }]);
+  expect(pick(layouts[3])).toEqual({ width: 1196, height: 650, cell: 12, columns: 2, rows: 1, labelStride: 1 });
+  expect(layouts[3].panels.map((p) => p.head)).toEqual([1, 0]);
+});
+
+test('the JSON gives back every weight of every layer and head exactly as the engine computed it', async () => {
+  const layers = Array.from({ length: result.layers }, (_, l) => layerWeights(l));
+  const text = await page.evaluate(async ({ tokens, unknown, layers }) => {
+    const { attentionJson } = await import('/web/src/views/export.js');
+    return attentionJson({ tokens, unknown, layers: layers.map((heads) => ({ weights: heads.map((w) => Float32Array.from(w)) })) });
+  }, { tokens: result.tokens, unknown: result.unknown, layers: layers.map((heads) => heads.map((w) => Array.from(w))) });
+  const json = JSON.parse(text);
+  const n = result.tokens.length;
+  expect(json.format).toBe('multihead-attention');
+  expect(json.version).toBe(1);
+  expect(json.tokens).toEqual(result.tokens);
+  expect(json.unknown).toEqual(result.unknown);
+  expect(json.layers).toHaveLength(result.layers);
+  let compared = 0, differing = 0;
+  for (let l = 0; l < result.layers; l++) {
+    expect(json.layers[l].heads).toHaveLength(result.heads);
+    for (let h = 0; h < result.heads; h++) {
+      const expected = result.attention(l, h);
+      const rows = json.layers[l].heads[h];
+      expect(rows.map((row) => row.length)).toEqual(Array(n).fill(n));
+      for (let q = 0; q < n; q++) {
+        for (let k = 0; k < n; k++, compared++) if (!Object.is(rows[q][k], expected[q * n + k])) differing++;
+      }
+    }
+  }
+  expect(compared).toBe(result.layers * result.heads * n * n);
+  expect(differing).toBe(0);
+  // Without unknown there is no "unknown" key.
+  const bare = await page.evaluate(async () => {
+    const { attentionJson } = await import('/web/src/views/export.js');
+    return JSON.parse(attentionJson({ tokens: ['a'], layers: [{ weights: [Float32Array.of(1)] }] }));
+  });
+  expect(bare).toEqual({ format: 'multihead-attention', version: 1, tokens: ['a'], layers: [{ heads: [[[1]]] }] });
+  expect(problems).toEqual([]);
+});
+
+test('the PNG has the layout\'s pixel size and, in every cell, the colour the SVG gives that cell', async () => {
+  const layer = 1, heads = [3, 0, 2];
+  const args = { tokens: result.tokens, weights: layerWeights(layer), heads, title: `layer ${layer + 1}: ${SENTENCE}` };
+  const out = await page.evaluate(async ({ weights, ...args }) => {
+    const { figureLayout, heatmapPng, heatmapSvg } = await import('/web/src/views/export.js');
+    const input = { ...args, weights: weights.map((w) => Float32Array.from(w)) };
+    const blob = await heatmapPng(input);
+    const bytes = new Uint8Array(await blob.arrayBuffer());
+    let binary = '';
+    for (const b of bytes) binary += String.fromCharCode(b);
+    // The PNG decoded again, sampled in each cell the SVG draws.
+    const bitmap = await createImageBitmap(blob);
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(bitmap, 0, 0);
+    const { data } = ctx.getImageData(0, 0, bitmap.width, bitmap.height);
+    const doc = new DOMParser().parseFromString(heatmapSvg(input), 'image/svg+xml');
+    const cells = [...doc.querySelectorAll('g > rect')].map((r) => {
+      const [x, y, w, h] = ['x', 'y', 'width', 'height'].map((a) => Number(r.getAttribute(a)));
+      const hexAt = (px, py) => {
+        const i = (py * bitmap.width + px) * 4;
+        return `#${[data[i], data[i + 1], data[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+      };
+      // Both corners as well as the centre: a cell a pixel off or short would differ at one of them.
+      const png = [...new Set([hexAt(x, y), hexAt(x + w / 2, y + h / 2), hexAt(x + w - 1, y + h - 1)])].join(' ');
+      return { x, y, svg: r.getAttribute('fill'), png };
+    });
+    return { type: blob.type, base64: btoa(binary), layout: figureLayout({ n: args.tokens.length, heads: args.heads }), cells };
+  }, { ...args, weights: args.weights.map((w) => Array.from(w)) });
+
+  expect(out.type).toBe('image/png');
+  const size = pngSize(Buffer.from(out.base64, 'base64'));
+  expect(size).toEqual({ width: out.layout.width, height: out.layout.height });
+  expect(size).toEqual({ width: 16 + 3 * 306 + 2 * 24 + 16, height: 386 });
+
+  const n = result.tokens.length;
+  expect(out.cells).toHaveLength(heads.length * n * n);
+  expect(out.cells.filter((c) => c.svg !== c.png)).toEqual([]);
+  // Panel p's cell (q, k) sits at its matrix origin + (k, q) cells: query rows down, key columns across.
+  const { cell, panels } = out.layout;
+  expect(panels.map((p) => p.head)).toEqual(heads);
+  const positions = panels.flatMap(({ cellsX, cellsY }) =>
+    Array.from({ length: n * n }, (_, i) => [cellsX + (i % n) * cell, cellsY + Math.floor(i / n) * cell]));
+  expect(out.cells.map((c) => [c.x, c.y])).toEqual(positions);
+  // Each cell's colour is viridis of its weight, looked up here in Node.
+  const scale = weightScale();
+  const viridis = (v) => {
+    const i = colorIndex(scale, v) * 4;
+    return `#${[0, 1, 2].map((c) => scale.lut[i + c].toString(16).padStart(2, '0')).join('')}`;
+  };
+  const expected = heads.flatMap((head) => Array.from(args.weights[head], viridis));
+  expect(out.cells.map((c) => c.svg)).toEqual(expected);
+  expect(new Set(expected).size).toBeGreaterThan(10); // the sentence's heads are not one flat colour
+  expect(problems).toEqual([]);
+});
+
+test('the SVG parses, has one rect per cell, and keeps a token like <b>&"\' as text', async () => {
+  const tokens = result.tokens.map((t, i) => (i === 2 ? HOSTILE : t));
+  tokens[4] = 'supercalifragilistic';
+  const title = 'layer 1 <script>alert(1)</script> & more';
+  const args = { tokens, weights: layerWeights(0), heads: [0, 1, 2, 3], title };
+  const out = await page.evaluate(async ({ weights, ...args }) => {
+    const { heatmapSvg } = await import('/web/src/views/export.js');
+    const svg = heatmapSvg({ ...args, weights: weights.map((w) => Float32Array.from(w)) });
+    const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    const root = doc.documentElement;
+    return {
+      svg,
+      errors: doc.getElementsByTagName('parsererror').length,
+      root: [root.localName, root.namespaceURI, ...['width', 'height', 'viewBox'].map((a) => root.getAttribute(a))],
+      elements: [...new Set([...doc.getElementsByTagName('*')].map((e) => e.localName))].sort(),
+      rects: doc.getElementsByTagName('rect').length,
+      background: doc.querySelector('svg > rect').getAttribute('fill'),
+      texts: [...doc.getElementsByTagName('text')].map((t) => t.textContent),
+    };
+  }, { ...args, weights: args.weights.map((w) => Array.from(w)) });
+
+  const n = tokens.length;
+  expect(out.errors).toBe(0);
+  expect(out.root).toEqual(['svg', 'http://www.w3.org/2000/svg', '1328', '386', '0 0 1328 386']);
+  expect(out.elements).toEqual(['g', 'rect', 'svg', 'text']); // no <b>, no <script>
+  expect(out.rects).toBe(4 * n * n + 1);
+  expect(out.background).toBe('#fff');
+  // The title, four captions, and every token twice per panel (left and top).
+  expect(out.texts).toHaveLength(1 + 4 + 4 * 2 * n);
+  expect(out.texts[0]).toBe(title);
+  expect(out.texts.filter((t) => t.startsWith('head '))).toEqual(['head 1', 'head 2', 'head 3', 'head 4']);
+  expect(out.texts.filter((t) => t === HOSTILE)).toHaveLength(8);
+  expect(out.texts.filter((t) => t === 'supercalifr…')).toHaveLength(8);
+  expect(out.svg).toContain('>&lt;b&gt;&amp;&quot;&apos;x</text>');
+  expect(out.svg).not.toContain('<b>');
+  expect(problems).toEqual([]);
+});
+
+test('at 512 tokens a head is 512 × 512 rects of 2 px, and the PNG matches the layout', async () => {
+  const out = await page.evaluate(async () => {
+    const { figureLayout, heatmapPng, heatmapSvg } = await import('/web/src/views/export.js');
+    const n = 512;
+    const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
+    const weights = [Float32Array.from({ length: n * n }, (_, i) => (i % n) / n)];
+    const svg = heatmapSvg({ tokens, weights, heads: [0], title: '512 tokens' });
+    const bitmap = await createImageBitmap(await heatmapPng({ tokens, weights, heads: [0], title: '512 tokens' }));
+    return {
+      rects: svg.match(/<rect /g).length,
+      cellRects: svg.match(/<rect [^>]*width="2" height="2"/g).length,
+      labels: svg.match(/>t\d+<\/text>/g).length,
+      bytes: svg.length,
+      png: [bitmap.width, bitmap.height],
+      layout: figureLayout({ n, heads: [0] }),
+    };
+  });
+  expect(out.rects).toBe(512 * 512 + 1);
+  expect(out.cellRects).toBe(512 * 512);
+  expect(out.labels).toBe(2 * 512 / 4);
+  expect(out.png).toEqual([out.layout.width, out.layout.height]);
+  expect(out.png).toEqual([1146, 1194]);
+  console.log(`export: a 512-token head as SVG is ${(out.bytes / 1e6).toFixed(1)} MB`);
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,211 @@
+// Attention as files a reader can keep: the numbers as JSON, and one layer's heatmaps as a figure
+// in SVG or PNG. The SVG and the PNG are drawn from the one layout and the one list of texts, so
+// they show the same thing at the same pixel positions, and the PNG's size follows from the token
+// count and the number of heads alone (it is drawn at device-pixel-ratio 1 on purpose).
+// It makes strings and Blobs only: it does not save, download or place anything on the page.
+import { colorIndex, matrixImage, weightScale } from './colormap.js';
+
+const MARGIN = 16; // px around the whole figure
+const TITLE_LINE = 28; // px for the figure's title
+const CAPTION_LINE = 20; // px for "head 3" above each panel
+const LABEL_BAND = 90; // px for the token labels left of and above each matrix
+const LABEL_PAD = 4; // px between a label and the matrix
+const GAP = 24; // px between panels
+const MAX_COLUMNS = 4; // panels per row
+const MATRIX_SIDE = 480; // px a matrix aims for; the cell clamps below decide in the end
+const MIN_CELL = 2, MAX_CELL = 24; // px: a cell stays visible at 512 tokens, and a short sentence stays small
+const LABEL_CHARS = 12; // a longer token keeps 11 characters and an ellipsis
+const TITLE_FONT = 15, CAPTION_FONT = 13; // px
+const MIN_LABEL_FONT = 8, MAX_LABEL_FONT = 11; // px; 12 monospace characters at 11 px fit the band
+const TEXT_COLOR = '#222';
+const FONT_FAMILY = 'monospace';
+
+/**
+ * The attention of every layer and head as a JSON string:
+ * { format, version, tokens, unknown?, layers: [{ heads: [[[weight per key] per query] per head] }] }.
+ * tokens: string[] (n). unknown: boolean[] (n), optional. layers: [{ weights: Float32Array (n × n) per head }].
+ * Each weight is written as the number the Float32Array holds, which JSON gives back exactly.
+ */
+export function attentionJson({ tokens, unknown, layers }) {
+  const n = tokens.length;
+  // One query row per line: a file a person can open, and a fraction of the size of one number per line.
+  const headText = (weights) => rowsOf(weights, n).map((row) => `        ${JSON.stringify(row)}`).join(',\n');
+  const layerText = ({ weights }) =>
+    `    { "heads": [\n${weights.map((w) => `      [\n${headText(w)}\n      ]`).join(',\n')}\n    ] }`;
+  const fields = [
+    `  "format": "multihead-attention"`,
+    `  "version": 1`,
+    `  "tokens": ${JSON.stringify(tokens)}`,
+    ...(unknown === undefined ? [] : [`  "unknown": ${JSON.stringify(unknown)}`]),
+    `  "layers": [\n${layers.map(layerText).join(',\n')}\n  ]`,
+  ];
+  return `{\n${fields.join(',\n')}\n}\n`;
+}
+
+/** A (n × n) row-major matrix as n arrays of plain numbers. */
+function rowsOf(weights, n) {
+  if (weights.length !== n * n) {
+    throw new RangeError(`a head's weights hold ${weights.length} values; ${n} tokens need ${n} × ${n} = ${n * n}`);
+  }
+  const rows = [];
+  for (let q = 0; q < n; q++) {
+    const row = Array.from(weights.subarray(q * n, (q + 1) * n));
+    // JSON has no NaN or Infinity: JSON.stringify would write null and lose the value silently.
+    if (!row.every(Number.isFinite)) throw new RangeError(`query row ${q} holds a value JSON cannot represent`);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * The figure's layout in integer px: for n tokens, one panel per entry of `heads`, at most four
+ * to a row. A panel is its caption line, then a band of token labels left of and above an
+ * (n × n) matrix of `cell`-px squares. Each panel carries its top-left corner (x, y) and its
+ * matrix's (cellsX, cellsY). Labels are drawn for every labelStride-th token only, so they never
+ * overlap when cells are smaller than the label font.
+ */
+export function figureLayout({ n, heads }) {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`a figure needs at least one token, not ${n}`);
+  if (heads.length === 0) throw new RangeError('a figure needs at least one head');
+  const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(MATRIX_SIDE / n)));
+  const size = n * cell;
+  const labelFont = Math.max(MIN_LABEL_FONT, Math.min(MAX_LABEL_FONT, cell - 2));
+  const labelStride = Math.ceil(labelFont / cell);
+  const panelWidth = LABEL_BAND + size;
+  const panelHeight = CAPTION_LINE + LABEL_BAND + size;
+  const columns = Math.min(MAX_COLUMNS, heads.length);
+  const rows = Math.ceil(heads.length / MAX_COLUMNS);
+  const panels = heads.map((head, i) => {
+    const x = MARGIN + (i % MAX_COLUMNS) * (panelWidth + GAP);
+    const y = MARGIN + TITLE_LINE + Math.floor(i / MAX_COLUMNS) * (panelHeight + GAP);
+    return { head, x, y, cellsX: x + LABEL_BAND, cellsY: y + CAPTION_LINE + LABEL_BAND };
+  });
+  return {
+    width: 2 * MARGIN + columns * panelWidth + (columns - 1) * GAP,
+    height: 2 * MARGIN + TITLE_LINE + rows * panelHeight + (rows - 1) * GAP,
+    n, cell, size, labelFont, labelStride, panelWidth, panelHeight, columns, rows, panels,
+  };
+}
+
+/** A token as a label: at most LABEL_CHARS characters, counted in code points so an emoji is never cut in half. */
+function labelText(token) {
+  const chars = [...token];
+  return chars.length > LABEL_CHARS ? `${chars.slice(0, LABEL_CHARS - 1).join('')}…` : token;
+}
+
+/**
+ * Every text of the figure, positioned: { text, x, y, size, anchor: 'start' | 'end', vertical }.
+ * y is the text's vertical centre; a vertical text is turned −90° about (x, y) and reads upwards.
+ */
+function figureTexts(layout, tokens, title) {
+  const { cell, labelFont: size, labelStride, panels } = layout;
+  const texts = [{ text: title, x: MARGIN, y: MARGIN + TITLE_LINE / 2, size: TITLE_FONT, anchor: 'start', vertical: false }];
+  for (const { head, x, y, cellsX, cellsY } of panels) {
+    texts.push({ text: `head ${head + 1}`, x: cellsX, y: y + CAPTION_LINE / 2, size: CAPTION_FONT, anchor: 'start', vertical: false });
+    for (let i = 0; i < tokens.length; i += labelStride) {
+      const text = labelText(tokens[i]);
+      const middle = i * cell + cell / 2;
+      texts.push({ text, x: x + LABEL_BAND - LABEL_PAD, y: cellsY + middle, size, anchor: 'end', vertical: false });
+      texts.push({ text, x: cellsX + middle, y: cellsY - LABEL_PAD, size, anchor: 'start', vertical: true });
+    }
+  }
+  return texts;
+}
+
+function checkFigure({ tokens, weights, heads }) {
+  const n = tokens.length;
+  for (const head of heads) {
+    if (weights[head]?.length !== n * n) {
+      throw new RangeError(`head ${head} has ${weights[head]?.length ?? 'no'} weights; ${n} tokens need ${n * n}`);
+    }
+  }
+}
+
+// XML escaping alone is not enough for user text: XML 1.0 forbids most control characters and
+// lone surrogates outright, even as character references, so they become U+FFFD instead.
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+function escapeXml(text) {
+  return String(text).replace(XML_INVALID, '\uFFFD').replace(/[&<>"']/g, (c) => XML_ENTITIES[c]);
+}
+
+/** The viridis colours as "#rrggbb", one per lookup-table entry. */
+function hexColors(scale) {
+  const hex = (v) => v.toString(16).padStart(2, '0');
+  return Array.from({ length: scale.lut.length / 4 }, (_, i) =>
+    `#${hex(scale.lut[i * 4])}${hex(scale.lut[i * 4 + 1])}${hex(scale.lut[i * 4 + 2])}`);
+}
+
+function svgText({ text, x, y, size, anchor, vertical }) {
+  const turn = vertical ? ` transform="rotate(-90 ${x} ${y})"` : '';
+  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="central"${turn}>${escapeXml(text)}</text>`;
+}
+
+/**
+ * One layer's heatmaps as an SVG document string, of figureLayout's size. tokens: string[] (n).
+ * weights: Float32Array (n × n) per head. heads: the head indices to draw. title: the figure's title.
+ * Every cell is one <rect>; every text is escaped, so tokens cannot add markup.
+ */
+export function heatmapSvg({ tokens, weights, heads, title = '' }) {
+  checkFigure({ tokens, weights, heads });
+  const layout = figureLayout({ n: tokens.length, heads });
+  const { width, height, n, cell } = layout;
+  const scale = weightScale();
+  const colors = hexColors(scale);
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+  ];
+  // crispEdges: antialiased edges would let the background show through as seams between cells.
+  parts.push('<g shape-rendering="crispEdges">');
+  for (const { head, cellsX, cellsY } of layout.panels) {
+    const values = weights[head];
+    for (let q = 0; q < n; q++) {
+      for (let k = 0; k < n; k++) {
+        const fill = colors[colorIndex(scale, values[q * n + k])];
+        parts.push(`<rect x="${cellsX + k * cell}" y="${cellsY + q * cell}" width="${cell}" height="${cell}" fill="${fill}"/>`);
+      }
+    }
+  }
+  parts.push(`</g><g fill="${TEXT_COLOR}">`);
+  for (const text of figureTexts(layout, tokens, title)) parts.push(svgText(text));
+  parts.push('</g></svg>\n');
+  return parts.join('\n');
+}
+
+/**
+ * The same figure as heatmapSvg, as a PNG Blob of exactly figureLayout's width × height pixels.
+ * Text goes through fillText, which draws user text as text and never parses it.
+ */
+export async function heatmapPng({ tokens, weights, heads, title = '' }) {
+  checkFigure({ tokens, weights, heads });
+  const layout = figureLayout({ n: tokens.length, heads });
+  const { width, height, n, size } = layout;
+  const canvas = new OffscreenCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  const scale = weightScale();
+  // One pixel per value, then scaled up without smoothing, as MatrixCanvas does: crisp cells.
+  const pixels = new OffscreenCanvas(n, n);
+  ctx.imageSmoothingEnabled = false;
+  for (const { head, cellsX, cellsY } of layout.panels) {
+    pixels.getContext('2d').putImageData(matrixImage(weights[head], n, n, scale), 0, 0);
+    ctx.drawImage(pixels, cellsX, cellsY, size, size);
+  }
+  ctx.fillStyle = TEXT_COLOR;
+  for (const text of figureTexts(layout, tokens, title)) drawText(ctx, text);
+  return canvas.convertToBlob({ type: 'image/png' });
+}
+
+function drawText(ctx, { text, x, y, size, anchor, vertical }) {
+  ctx.save();
+  ctx.font = `${size}px ${FONT_FAMILY}`;
+  ctx.textAlign = anchor === 'end' ? 'right' : 'left';
+  ctx.textBaseline = 'middle';
+  ctx.translate(x, y);
+  if (vertical) ctx.rotate(-Math.PI / 2);
+  ctx.fillText(text, 0, 0);
+  ctx.restore();
+}
