@@ -27,3 +27,11 @@ engine.dispose();
 engine.createAttention({ dModel: 12, seed: 1 });
 // @ts-expect-error weights must have all eight arrays
 engine.createAttention({ dModel: 4, numHeads: 1, weights: { wq: new Float32Array(16) } });
+
+// The element: registered by importing multihead/element, typed through the tag name map.
+import { MultiheadView } from 'multihead/element';
+const element: MultiheadView = document.createElement('multihead-view');
+element.setAttribute('view', 'head');
+const shownTokens: string[] | null = element.tokens;
+const firstHead: Float32Array | undefined = element.attention?.[0][0];
+void [shownTokens, firstHead, element.exportSVG().length];

@@ -2,6 +2,8 @@
 // shows "query → key: weight"; clicking a query token pins its row; the heatmap takes keyboard
 // focus and the arrow keys move a focused cell. It draws one (n × n) matrix it is given; which
 // layer and head that is, and where the numbers come from, is the caller's business.
+// onSelect(row) reports a pinned query row (null when unpinned); onSelectCell({ row, col }) a cell
+// chosen by click or by Enter.
 // With { timing: true } it records each hover's time to paint as a 'mh-hover-to-paint'
 // performance measure (the e2e test reads them; the page leaves it off so entries do not pile up).
 import { createLegend, weightScale } from './colormap.js';
@@ -11,7 +13,7 @@ import { MatrixCanvas } from './matrix-canvas.js';
 const LABEL_WIDTH = 84; // CSS px for the query labels down the left
 const MIN_LABEL_CELL = 7; // CSS px: smaller cells get no axis text (hover still names the tokens)
 
-export function createHeadView(root, { onSelect = () => {}, timing = false } = {}) {
+export function createHeadView(root, { onSelect = () => {}, onSelectCell = () => {}, timing = false } = {}) {
   const state = {
     data: null, // { tokens, unknown, weights (n × n), title }
     hover: null, // { row, col } under the pointer
@@ -36,7 +38,9 @@ export function createHeadView(root, { onSelect = () => {}, timing = false } = {
   });
   matrix.element.addEventListener('click', (event) => {
     const cell = matrix.cellAt(event.clientX, event.clientY);
-    if (cell) pin(cell.row);
+    if (!cell) return;
+    pin(cell.row);
+    onSelectCell(cell);
   });
   matrix.element.addEventListener('focus', () => {
     // A click focuses too, but only keyboard focus should leave a cell marked.
@@ -63,6 +67,7 @@ export function createHeadView(root, { onSelect = () => {}, timing = false } = {
       state.focus = { row: clamp(state.focus.row + dr, n), col: clamp(state.focus.col + dc, n) };
     } else if (event.key === 'Enter' || event.key === ' ') {
       pin(state.focus.row);
+      onSelectCell(state.focus);
     } else if (event.key === 'Escape') {
       if (state.pinned !== null) pin(state.pinned);
     } else {

@@ -1,0 +1,48 @@
+// <multihead-view>: importing 'multihead/element' registers it.
+//
+// Attributes (all optional; they may change at any time):
+// - sentence: the text to run (without it, the element's own text content);
+// - view: grid (default), head, lines or steps;
+// - layer: from 1 (default 1); head: from 1 (default 1), a list such as "1, 3" (lines view), or "all";
+// - model: a folder URL holding config.json, tokenizer.json and model.safetensors (default: the package's model);
+// - theme: light (default), dark, or auto (follows the system);
+// - height: a CSS length, or a number of pixels; the view scrolls inside it.
+// Every element on a page shares one engine and one instance of each model.
+//
+// Events (CustomEvent, bubbling out of the shadow root, except error). layer and head count from
+// 1 as the attributes do; query and key index `tokens` from 0:
+// - render { tokens, view, layer, heads } after each drawing;
+// - tokenselect { layer, heads, query, token } when a query row is pinned (query null: unpinned);
+// - cellselect { layer, heads, query, key, queryToken, keyToken, weight } when a cell is chosen;
+// - headselect { layer, head } when a head of the grid is chosen; unless cancelled, the element
+//   then shows that head (it sets view="head" and head);
+// - error { message } when the model cannot load or an attribute is invalid (also shown in the element).
+
+export interface MultiheadViewEventMap {
+  render: CustomEvent<{ tokens: string[]; view: string; layer: number; heads: number[] }>;
+  tokenselect: CustomEvent<{ layer: number; heads: number[]; query: number | null; token: string | null }>;
+  cellselect: CustomEvent<{ layer: number; heads: number[]; query: number; key: number; queryToken: string; keyToken: string; weight: number }>;
+  headselect: CustomEvent<{ layer: number; head: number }>;
+  error: CustomEvent<{ message: string }>;
+}
+
+export class MultiheadView extends HTMLElement {
+  /** 'loading', 'empty' (no sentence), 'ready' or 'error'. */
+  readonly state: 'loading' | 'empty' | 'ready' | 'error';
+  /** The tokens on screen, or null before the first result. */
+  readonly tokens: string[] | null;
+  /** Copies of the attention on screen: [layer][head], each (n × n) row-major, query rows. */
+  readonly attention: Float32Array[][] | null;
+  /** The tokens and every layer's attention as JSON text. Throws unless state is 'ready'. */
+  exportJSON(): string;
+  /** The heatmaps of the layer on screen (the heads shown, or all of them in the grid and steps views) as SVG. */
+  exportSVG(): string;
+  /** The same figure as a PNG. */
+  exportPNG(): Promise<Blob>;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'multihead-view': MultiheadView;
+  }
+}

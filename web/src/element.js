@@ -1,0 +1,285 @@
+// <multihead-view>: one view of a model's attention, for pages we do not control. Importing this
+// module registers the element (the package's other modules register nothing). Its markup and
+// styles live in a shadow root, so the host page's CSS cannot reach in and ours cannot leak out.
+// Every element on a page shares one engine and one instance of each model. It runs the model on
+// the main thread: a tutorial-sized sentence takes a few milliseconds, and the page's own worker
+// would need a second file to host, which some authors cannot serve.
+import { loadEngine } from './engine.js';
+import { createGridView } from './views/grid-view.js';
+import { createHeadView } from './views/head-view.js';
+import { createLinesView } from './views/lines-view.js';
+import { createStepsView } from './views/steps-view.js';
+import { attentionJson, heatmapPng, heatmapSvg } from './views/export.js';
+import { VIEWS_CSS, palette } from './views/styles.js';
+import { el } from './views/dom.js';
+import { modelLayers, viewData } from './views/view-data.js';
+
+const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
+const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'theme', 'height'];
+
+const ELEMENT_CSS = `
+:host { all: initial; display: block; ${palette('light')} color: var(--mh-fg); background: var(--mh-bg);
+  font: 14px/1.4 system-ui, sans-serif; }
+:host([theme="dark"]) { ${palette('dark')} }
+@media (prefers-color-scheme: dark) { :host([theme="auto"]) { ${palette('dark')} } }
+:host([hidden]) { display: none; }
+.frame { box-sizing: border-box; padding: 8px; overflow: auto; }
+.status { margin: 0 0 6px; color: var(--mh-muted); font-size: 13px; }
+.status:empty { display: none; }
+:host([data-state="error"]) .status { color: var(--mh-warn); }
+`;
+
+// Shared by every element on the page: one engine, and one loaded model per source.
+const shared = { engine: null, models: new Map() };
+
+function sharedModel(source) {
+  const key = source ?? '';
+  if (!shared.models.has(key)) {
+    shared.engine ??= loadEngine().catch((error) => {
+      shared.engine = null; // let a later element try again
+      throw error;
+    });
+    const loading = shared.engine.then((engine) => engine.loadModel(source));
+    loading.catch(() => shared.models.delete(key));
+    shared.models.set(key, loading);
+  }
+  return shared.models.get(key);
+}
+
+export class MultiheadView extends HTMLElement {
+  static observedAttributes = ATTRIBUTES;
+
+  #state = {
+    status: 'loading', // 'loading' | 'empty' | 'ready' | 'error'
+    result: null, // { key, tokens, unknown, layers, truncated, totalTokens } for the current sentence and model
+    shown: null, // { view, layer, heads }: what is on screen, as numbers from 0
+    current: null, // { name, view }: the view object on screen
+    asked: 0, // numbers every computation; an older one's answer is dropped
+    scheduled: false,
+    width: 0, // the frame's width at the last drawing
+  };
+  #dom;
+  #resize = new ResizeObserver(() => {
+    if (this.#dom.frame.clientWidth !== this.#state.width) this.#draw();
+  });
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const style = el('style');
+    style.textContent = ELEMENT_CSS + VIEWS_CSS;
+    const status = el('p', 'status', 'Loading the attention engine…');
+    status.setAttribute('role', 'status');
+    const view = el('div', 'view');
+    const frame = el('div', 'frame');
+    frame.append(status, view);
+    root.append(style, frame);
+    this.#dom = { frame, status, view };
+  }
+
+  connectedCallback() {
+    this.#resize.observe(this.#dom.frame);
+    this.#schedule();
+  }
+
+  disconnectedCallback() {
+    this.#resize.disconnect();
+    this.#state.current?.view.destroy();
+    this.#state.current = null;
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected) this.#schedule();
+  }
+
+  /** 'loading', 'empty', 'ready' or 'error'. */
+  get state() {
+    return this.#state.status;
+  }
+
+  /** The tokens on screen, or null before the first result. */
+  get tokens() {
+    return this.#state.result?.tokens.slice() ?? null;
+  }
+
+  /** The attention weights on screen: [layer][head] of (n × n) row-major Float32Array copies. */
+  get attention() {
+    return this.#state.result?.layers.map((l) => l.weights.map((w) => w.slice())) ?? null;
+  }
+
+  /** The tokens and every layer's attention, as JSON text. */
+  exportJSON() {
+    const { tokens, unknown, layers } = this.#ready();
+    return attentionJson({ tokens, unknown, layers });
+  }
+
+  /** The heatmaps of the heads on screen, as an SVG document. */
+  exportSVG() {
+    return heatmapSvg(this.#figure());
+  }
+
+  /** The same heatmaps as a PNG. */
+  exportPNG() {
+    return heatmapPng(this.#figure());
+  }
+
+  #ready() {
+    if (this.#state.status !== 'ready') throw new Error(`<multihead-view> has nothing to export yet (it is ${this.#state.status})`);
+    return this.#state.result;
+  }
+
+  #figure() {
+    const { tokens, layers } = this.#ready();
+    const { view, layer, heads } = this.#state.shown;
+    const all = layers[layer].weights.map((_, h) => h);
+    return { tokens, weights: layers[layer].weights, heads: view === 'head' || view === 'lines' ? heads : all, title: `Layer ${layer + 1}` };
+  }
+
+  // Attribute changes arrive one by one: one update after the last of a batch.
+  #schedule() {
+    if (this.#state.scheduled) return;
+    this.#state.scheduled = true;
+    queueMicrotask(() => {
+      this.#state.scheduled = false;
+      this.#update();
+    });
+  }
+
+  async #update() {
+    const sentence = this.getAttribute('sentence') ?? this.textContent.trim();
+    const source = modelSource(this.getAttribute('model'));
+    const key = JSON.stringify([source ?? null, sentence]);
+    if (this.#state.result?.key !== key) {
+      const asked = ++this.#state.asked;
+      this.#state.result = null;
+      if (sentence.trim() === '') return this.#show('empty', 'Give the element a sentence to show its attention.');
+      this.#show('loading', 'Loading the attention engine and the model…');
+      let result;
+      try {
+        const model = await sharedModel(source);
+        if (asked !== this.#state.asked) return;
+        result = model.run(sentence);
+      } catch (error) {
+        if (asked === this.#state.asked) this.#fail(error.message);
+        return;
+      }
+      const { tokens, unknown, truncated, totalTokens } = result;
+      this.#state.result = { key, tokens, unknown, truncated, totalTokens, layers: modelLayers(result) };
+    }
+    this.#draw();
+  }
+
+  #draw() {
+    const r = this.#state.result;
+    if (!r || !this.isConnected) return;
+    let choice;
+    try {
+      choice = readChoice(this, r.layers.length, r.layers[0].numHeads);
+    } catch (error) {
+      return this.#fail(error.message);
+    }
+    const { view, layer, heads, height } = choice;
+    this.#dom.frame.style.height = height;
+    this.#show('ready', r.truncated
+      ? `Only the first ${r.tokens.length - 1} of ${r.totalTokens} tokens and the closing [SEP] are shown.`
+      : '');
+    this.#state.shown = { view, layer, heads };
+    this.#state.width = this.#dom.frame.clientWidth;
+    const head = view === 'lines' ? heads : heads[0];
+    this.#viewFor(view).update(viewData(view, r, layer, { head }));
+    this.#emit('render', { tokens: r.tokens.slice(), view, layer: layer + 1, heads: heads.map((h) => h + 1) });
+  }
+
+  #viewFor(name) {
+    const s = this.#state;
+    if (s.current?.name === name) return s.current.view;
+    s.current?.view.destroy();
+    const root = el('div');
+    this.#dom.view.replaceChildren(root);
+    s.current = { name, view: VIEWS[name](root, this.#callbacks(name)) };
+    return s.current.view;
+  }
+
+  // What a view reports, as events from the element (they cross the shadow root).
+  #callbacks(name) {
+    const shown = () => this.#state.shown;
+    const token = (query) => (query === null ? null : this.#state.result.tokens[query]);
+    if (name === 'grid') {
+      return {
+        onSelectHead: (h) => {
+          const layer = shown().layer + 1;
+          if (this.#emit('headselect', { layer, head: h + 1 }, { cancelable: true })) {
+            this.setAttribute('head', String(h + 1));
+            this.setAttribute('view', 'head');
+          }
+        },
+      };
+    }
+    const where = () => ({ layer: shown().layer + 1, heads: shown().heads.map((h) => h + 1) });
+    return {
+      onSelect: (query) => this.#emit('tokenselect', { ...where(), query, token: token(query) }),
+      onSelectCell: ({ row, col }) => {
+        const { layer, heads } = shown();
+        const n = this.#state.result.tokens.length;
+        const weight = this.#state.result.layers[layer].weights[heads[0]][row * n + col];
+        this.#emit('cellselect', { ...where(), query: row, key: col, queryToken: token(row), keyToken: token(col), weight });
+      },
+    };
+  }
+
+  #emit(type, detail, { cancelable = false, bubbles = true } = {}) {
+    return this.dispatchEvent(new CustomEvent(type, { detail, bubbles, composed: bubbles, cancelable }));
+  }
+
+  #show(status, text) {
+    this.#state.status = status;
+    this.dataset.state = status;
+    this.#dom.status.textContent = text;
+    if (status !== 'ready') {
+      this.#state.current?.view.destroy();
+      this.#state.current = null;
+      this.#dom.view.replaceChildren();
+    }
+  }
+
+  #fail(message) {
+    this.#show('error', `multihead: ${message}`);
+    this.#emit('error', { message }, { bubbles: false }); // a bubbling 'error' would reach window.onerror
+  }
+}
+
+/** The model attribute as loadModel's source: absent, empty or "default" is the default model. */
+function modelSource(value) {
+  const text = value?.trim() ?? '';
+  return text === '' || text === 'default' ? undefined : text;
+}
+
+/** The view, layer, heads (from 0) and height the attributes ask for; throws naming a bad one. */
+function readChoice(element, layers, heads) {
+  const view = element.getAttribute('view') ?? 'grid';
+  if (!(view in VIEWS)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
+  const layer = counted(element, 'layer', element.getAttribute('layer') ?? '1', layers);
+  const headText = element.getAttribute('head')?.trim() || '1';
+  const list = headText === 'all'
+    ? Array.from({ length: heads }, (_, h) => h)
+    : headText.split(/[\s,]+/).map((part) => counted(element, 'head', part, heads));
+  return { view, layer, heads: list, height: readHeight(element.getAttribute('height')) };
+}
+
+function counted(element, name, text, count) {
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || value < 1 || value > count) {
+    throw new RangeError(`${name} must be a whole number from 1 to ${count}${name === 'head' ? ', a list of them, or "all"' : ''}, got "${text}"`);
+  }
+  return value - 1;
+}
+
+/** A height attribute as CSS: a number is pixels; absent is "as tall as the view". */
+function readHeight(value) {
+  if (value === null || value.trim() === '') return '';
+  const text = /^\s*\d+(\.\d+)?\s*$/.test(value) ? `${value.trim()}px` : value.trim();
+  if (!CSS.supports('height', text)) throw new RangeError(`height must be a CSS length such as 400 or 30em, got "${value}"`);
+  return text;
+}
+
+if (!customElements.get('multihead-view')) customElements.define('multihead-view', MultiheadView);
