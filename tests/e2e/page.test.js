@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
+import { readFile } from 'node:fs/promises';
+import { figureLayout } from '../../web/src/views/export.js';
 import { launchBrowser, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -289,6 +291,52 @@ test('the URL holds the sentence, view, layer and head, so a link opens that vie
   expect(await odd.page.evaluate(() => document.querySelector('input[name="view"]:checked').value)).toBe('grid');
   expect([...problems, ...odd.problems]).toEqual([]);
   await Promise.all([page.close(), odd.page.close()]);
+});
+
+test('Download gives a PNG of the heatmaps, an SVG that parses and JSON equal to the engine\'s; Embed gives snippets', async () => {
+  const text = 'She said "yes" & left.';
+  const expected = model.run(text);
+  const n = expected.tokens.length;
+  const { page, problems } = await browser.open(`${pageServer.url}#sentence=${encodeURIComponent(text)}&view=head&layer=2&head=3`);
+  await waitForTokens(page, expected.tokens);
+  const fetch = async (id) => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    return { name: file.suggestedFilename(), bytes: await readFile(await file.path()) };
+  };
+
+  const png = await fetch('#export-png');
+  expect(png.name).toBe('multihead-layer2.png');
+  expect([...png.bytes.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+  const { width, height } = figureLayout({ n, heads: [2] });
+  expect([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)]).toEqual([width, height]);
+
+  const svg = await fetch('#export-svg');
+  const parsed = await page.evaluate((source) => {
+    const doc = new DOMParser().parseFromString(source, 'image/svg+xml');
+    return { error: doc.querySelector('parsererror') !== null, root: doc.documentElement.nodeName, rects: doc.querySelectorAll('rect').length };
+  }, svg.bytes.toString('utf8'));
+  expect(parsed).toEqual({ error: false, root: 'svg', rects: n * n + 1 });
+
+  const json = JSON.parse((await fetch('#export-json')).bytes.toString('utf8'));
+  expect(json.tokens).toEqual(expected.tokens);
+  expect(json.layers).toHaveLength(expected.layers);
+  for (let l = 0; l < expected.layers; l++) {
+    for (let h = 0; h < expected.heads; h++) {
+      expect(json.layers[l].heads[h].flat()).toEqual([...expected.attention(l, h)]);
+    }
+  }
+
+  await page.click('#embed');
+  await expect(page.locator('#embed-dialog').isVisible()).resolves.toBe(true);
+  const iframe = await page.locator('#embed-iframe').inputValue();
+  const href = await page.evaluate(() => location.href);
+  expect(iframe).toContain(`src="${href.replaceAll('&', '&#38;')}"`); // & escaped, as an attribute needs
+  expect(await page.locator('#embed-element').inputValue()).toContain(
+    '<multihead-view sentence="She said &#34;yes&#34; &#38; left." view="head" layer="2" head="3"></multihead-view>');
+  await page.keyboard.press('Escape');
+  await expect(page.locator('#embed-dialog').isVisible()).resolves.toBe(false);
+  expect(problems).toEqual([]);
+  await page.close();
 });
 
 test('every control is reachable by Tab and has an accessible name', async () => {

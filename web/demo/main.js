@@ -10,6 +10,7 @@ import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
 import { readUrlState, urlHash } from './url-state.js';
+import { download, embedSnippets } from './share.js';
 
 const EXAMPLES = [
   'The cat sat on the mat because it was tired.',
@@ -257,6 +258,34 @@ function start() {
   for (const input of [controls.toyD, controls.toyHeads, controls.toyCausal]) input.addEventListener('change', readToy);
   controls.toySeed.addEventListener('input', debounce(readToy, TYPING_DELAY));
   window.addEventListener('resize', debounce(render, 150));
+  wireSharing();
+}
+
+function wireSharing() {
+  const dialog = $('embed-dialog');
+  $('embed').addEventListener('click', () => {
+    const layer = Math.min(state.layer, (state.result?.layers.length ?? 1) - 1);
+    const { iframe, element } = embedSnippets({ sentence: controls.sentence.value, view: state.view, layer, head: state.head });
+    $('embed-iframe').value = iframe;
+    $('embed-element').value = element;
+    dialog.showModal();
+  });
+  for (const button of dialog.querySelectorAll('[data-copy]')) {
+    button.addEventListener('click', async () => {
+      const field = $(button.dataset.copy);
+      field.select();
+      const done = await navigator.clipboard?.writeText(field.value).then(() => true, () => false);
+      button.textContent = done ? 'Copied' : 'Selected: press Ctrl+C';
+    });
+  }
+  for (const kind of ['png', 'svg', 'json']) {
+    $(`export-${kind}`).addEventListener('click', () => {
+      if (!state.result) return status('Nothing to download yet: type a sentence first.');
+      const layer = Math.min(state.layer, state.result.layers.length - 1);
+      download(kind, state.result, { view: state.view, layer, head: state.head })
+        .catch((error) => status(`The download failed: ${error.message}`));
+    });
+  }
 }
 
 start();
