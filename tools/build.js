@@ -2,7 +2,8 @@
 // modules to dist/; `wasm-tests` also builds the GoogleTest runners for both WASM builds;
 // `native` builds the native library and its GoogleTest suite; `wasm-eigen` builds the
 // benchmark's Eigen baseline into build/wasm-eigen; `node tools/build.js demo` builds the page (web/demo) into
-// build/demo with Vite, and needs `wasm` first. CMake decides what is stale, so a second run is
+// build/demo with Vite, and `single` bundles dist/multihead.js (one classic script with both WASM
+// builds and the default model inlined) with esbuild; both need `wasm` first. CMake decides what is stale, so a second run is
 // quick; the page takes a second or two and is always rebuilt.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -34,8 +35,29 @@ async function buildDemo() {
   console.log(`build: the page is in ${config.build.outDir}`);
 }
 
+async function buildSingle() {
+  const { build: esbuild } = await import('esbuild');
+  await esbuild({
+    entryPoints: [`${root}/web/src/single-file.js`],
+    outfile: `${root}/dist/multihead.js`,
+    bundle: true,
+    format: 'iife',
+    globalName: 'multihead',
+    minify: true,
+    target: 'es2022',
+    loader: { '.wasm': 'binary', '.safetensors': 'binary' },
+    logLevel: 'warning',
+    // The glue's and the loader's import.meta.url are empty in a classic script: inline() supplies
+    // the files they would locate (see web/src/inlined.js).
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  console.log('build: the single-file build is dist/multihead.js');
+}
+
+const SCRIPTS = { demo: buildDemo, single: buildSingle };
+
 async function build(name) {
-  if (name === 'demo') return buildDemo();
+  if (name in SCRIPTS) return SCRIPTS[name]();
   const { dir, configure, targets } = BUILDS[name];
   if (!existsSync(`${root}/${dir}/CMakeCache.txt`)) {
     run(configure[0], [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release']);
@@ -45,9 +67,9 @@ async function build(name) {
 }
 
 const names = process.argv.slice(2);
-const unknown = names.filter((n) => !(n in BUILDS) && n !== 'demo');
+const unknown = names.filter((n) => !(n in BUILDS) && !(n in SCRIPTS));
 if (names.length === 0 || unknown.length) {
-  console.error(`usage: node tools/build.js ${[...Object.keys(BUILDS), 'demo'].join('|')} …`);
+  console.error(`usage: node tools/build.js ${[...Object.keys(BUILDS), ...Object.keys(SCRIPTS)].join('|')} …`);
   process.exit(2);
 }
 try {

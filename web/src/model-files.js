@@ -2,8 +2,11 @@
 // whatever the caller has: parsed objects, text, bytes, or URLs (http(s): in browsers and
 // workers, file: in Node). One loader for the default model, a URL and a user's files.
 
-// One literal URL per file, so bundlers see them and ship them as assets.
-const DEFAULT_MODEL = {
+import { inlined } from './inlined.js';
+
+// One literal URL per file, so bundlers see them and ship them as assets. A function, so a classic
+// script (the single-file build, where import.meta.url is empty) never resolves them.
+const defaultModel = () => inlined.model ?? {
   config: new URL('../models/default/config.json', import.meta.url),
   tokenizer: new URL('../models/default/tokenizer.json', import.meta.url),
   weights: new URL('../models/default/model.safetensors', import.meta.url),
@@ -11,7 +14,7 @@ const DEFAULT_MODEL = {
 
 /** Resolves `source` to { config: string, tokenizer: object, weights: Uint8Array }. */
 export async function readModelFiles(source) {
-  if (source === undefined) source = DEFAULT_MODEL;
+  if (source === undefined) source = defaultModel();
   if (typeof source === 'string' || source instanceof URL) {
     const folder = new URL(String(source).endsWith('/') ? String(source) : `${source}/`, globalThis.location?.href);
     source = { config: new URL('config.json', folder), tokenizer: new URL('tokenizer.json', folder), weights: new URL('model.safetensors', folder) };

@@ -2,6 +2,7 @@
 // bindings' returned Error values into thrown errors, and owning embind objects. Nothing here is
 // public API.
 import { checkAlive } from './check.js';
+import { inlined } from './inlined.js';
 
 /** Loads and instantiates one WASM build. Both imports are literal so bundlers can see them. */
 export async function instantiate(simd) {
@@ -13,7 +14,9 @@ export async function instantiate(simd) {
     throw new Error(`multihead could not load its WASM build dist/${file} (${cause.message}). ` +
       'In a clone of the repository, run `npm run build` first.', { cause });
   }
-  return glue.default();
+  // An inlined binary needs no fetch; locateFile keeps the glue from resolving a URL it cannot have.
+  const wasmBinary = inlined.wasm[simd ? 'simd' : 'scalar'];
+  return glue.default(wasmBinary ? { wasmBinary, locateFile: (path) => path } : undefined);
 }
 
 /**
