@@ -155,6 +155,9 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   await set('grid', 'sentence', '<img src=x onerror="window.__injected=1"> hi');
   await page.waitForFunction(() => document.getElementById('grid').tokens?.includes('<'));
   expect(await page.evaluate(() => [window.__injected, document.getElementById('grid').shadowRoot.querySelector('img')])).toEqual([undefined, null]);
+  await set('grid', 'sentence', 'word '.repeat(500));
+  await settled('grid', 'error');
+  expect((await state('grid')).status).toBe('multihead: sentence has 2500 characters; the element takes at most 2000');
   await set('grid', 'sentence', '   ');
   await settled('grid', 'empty');
   await set('grid', 'model', '/no/such/model');

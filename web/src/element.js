@@ -3,7 +3,7 @@
 // styles live in a shadow root, so the host page's CSS cannot reach in and ours cannot leak out.
 // Every element on a page shares one engine and one instance of each model. It runs the model on
 // the main thread: a tutorial-sized sentence takes a few milliseconds, and the page's own worker
-// would need a second file to host, which some authors cannot serve.
+// would need a second file to host, which some authors cannot serve. It is for browsers only.
 import { loadEngine } from './engine.js';
 import { createGridView } from './views/grid-view.js';
 import { createHeadView } from './views/head-view.js';
@@ -16,6 +16,9 @@ import { modelLayers, viewData } from './views/view-data.js';
 
 const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
 const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'theme', 'height'];
+// Characters of sentence the element runs. The model keeps 64 tokens anyway, and tokenizing a
+// long paste on the main thread would freeze the host page for seconds.
+const MAX_SENTENCE = 2000;
 
 const ELEMENT_CSS = `
 :host { all: initial; display: block; ${palette('light')} color: var(--mh-fg); background: var(--mh-bg);
@@ -153,6 +156,9 @@ export class MultiheadView extends HTMLElement {
       const asked = ++this.#state.asked;
       this.#state.result = null;
       if (sentence.trim() === '') return this.#show('empty', 'Give the element a sentence to show its attention.');
+      if (sentence.length > MAX_SENTENCE) {
+        return this.#fail(`sentence has ${sentence.length} characters; the element takes at most ${MAX_SENTENCE}`);
+      }
       this.#show('loading', 'Loading the attention engine and the model…');
       let result;
       try {
