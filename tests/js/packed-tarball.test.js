@@ -1,0 +1,54 @@
+// The package as users get it: `npm pack` makes the tarball, a fresh folder installs it (its
+// dependencies come from npm's cache, which `npm ci` filled), and a Node ES module there imports
+// 'multihead' by name and runs the default model. It must compute what this repository computes,
+// from the files the tarball lists and nothing else.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { loadEngine } from '../../web/src/index.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+const SENTENCE = 'The cat sat on the mat.';
+let dir, files;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'multihead-packed-'));
+  // --ignore-scripts: `npm test` has already built dist/, which is what prepack would do.
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO });
+  const [packed] = JSON.parse(stdout);
+  files = packed.files.map((f) => f.path);
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: dir });
+}, 180000);
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+test('the tarball holds both WASM builds, the single-file build and the default model, and no build leftovers', () => {
+  for (const file of ['dist/multihead-simd.wasm', 'dist/multihead-scalar.wasm', 'dist/multihead-simd.mjs',
+    'dist/multihead.js', 'web/src/index.js', 'web/src/element.js', 'web/models/default/model.safetensors']) {
+    expect(files).toContain(file);
+  }
+  expect(files.filter((f) => /^(build|tests|cpp|tools|node_modules)\//.test(f))).toEqual([]);
+});
+
+test('a Node ES module imports the installed package by name and gets this repository\'s numbers', async () => {
+  const script = `
+    import { loadEngine } from 'multihead';
+    const engine = await loadEngine();
+    const r = (await engine.loadModel()).run(${JSON.stringify(SENTENCE)});
+    console.log(JSON.stringify({ build: engine.build, tokens: r.tokens, weights: Array.from(r.attention(1, 1)) }));`;
+  await writeFile(join(dir, 'use.mjs'), script);
+  const { stdout } = await run(process.execPath, ['use.mjs'], { cwd: dir });
+  const got = JSON.parse(stdout);
+  const engine = await loadEngine();
+  const expected = (await engine.loadModel()).run(SENTENCE);
+  expect(got.build).toBe(engine.build);
+  expect(got.tokens).toEqual(expected.tokens);
+  expect(got.weights).toEqual(Array.from(expected.attention(1, 1)));
+  expect(await readdir(join(dir, 'node_modules/multihead/dist'))).toContain('multihead.js');
+  engine.dispose();
+});
