@@ -2,27 +2,17 @@
 // dependencies come from npm's cache, which `npm ci` filled), and a Node ES module there imports
 // 'multihead' by name and runs the default model. It must compute what this repository computes,
 // from the files the tarball lists and nothing else.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { loadEngine } from '../../web/src/index.js';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const run = promisify(execFile);
+import { packAndInstall, run } from './pack.js';
 const SENTENCE = 'The cat sat on the mat.';
 let dir, files;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'multihead-packed-'));
-  // --ignore-scripts: `npm test` has already built dist/, which is what prepack would do.
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO });
-  const [packed] = JSON.parse(stdout);
-  files = packed.files.map((f) => f.path);
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: dir });
+  files = await packAndInstall(dir);
 }, 180000);
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
