@@ -1,6 +1,9 @@
-// tests/e2e/packed-app built by Vite against the npm pack tarball installed in a fresh folder, then
-// opened in headless Chromium: the element draws and the API computes what the repository does.
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// tests/e2e/packed-app built by Vite and by esbuild against the npm pack tarball installed in a
+// fresh folder, then opened in headless Chromium: the element draws and the API computes what the
+// repository does. Vite ships the package's .wasm and model files itself. esbuild does not follow
+// `new URL(file, import.meta.url)`, so the esbuild app copies the .wasm files beside its bundle,
+// where the glue looks for them, and hosts the model folder, naming it in the element's `model`.
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +12,7 @@ import { loadEngine } from '../../web/src/index.js';
 import { packAndInstall, run } from '../js/pack.js';
 import { launchBrowser } from './browser.js';
 
-let dir, browser, server;
+let dir, browser, server, esbuildServer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'multihead-app-'));
@@ -18,16 +21,31 @@ beforeAll(async () => {
   await writeFile(join(dir, 'vite.config.js'), `export default { root: ${JSON.stringify(join(dir, 'src'))}, build: { target: 'es2022' } };`);
   // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
   await run(process.execPath, [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(dir, 'vite.config.js'), join(dir, 'out')]);
-  [browser, server] = await Promise.all([launchBrowser(), startServer({ root: join(dir, 'out') })]);
+  await buildWithEsbuild(join(dir, 'esbuild-out'));
+  [browser, server, esbuildServer] = await Promise.all([
+    launchBrowser(), startServer({ root: join(dir, 'out') }), startServer({ root: join(dir, 'esbuild-out') }),
+  ]);
 }, 180000);
 
 afterAll(async () => {
-  await Promise.all([browser?.close(), server?.close()]);
+  await Promise.all([browser?.close(), server?.close(), esbuildServer?.close()]);
   await rm(dir, { recursive: true, force: true });
 });
 
-test('a Vite app importing multihead and multihead/element from the tarball loads and renders', async () => {
-  const result = await browser.run(server.url, 'packed-vite-app');
+async function buildWithEsbuild(out) {
+  const { build } = await import('esbuild');
+  await build({ entryPoints: [join(dir, 'src/main.js')], outdir: out, bundle: true, format: 'esm', logLevel: 'error',
+    absWorkingDir: dir });
+  const installed = join(dir, 'node_modules/multihead');
+  for (const build of ['simd', 'scalar']) await cp(join(installed, `dist/multihead-${build}.wasm`), join(out, `multihead-${build}.wasm`));
+  await mkdir(join(out, 'model'));
+  await cp(join(installed, 'web/models/default'), join(out, 'model'), { recursive: true });
+  const html = await readFile(join(dir, 'src/index.html'), 'utf8');
+  await writeFile(join(out, 'index.html'), html.replace('<multihead-view id="view"', '<multihead-view id="view" model="model/"'));
+}
+
+test.each([['Vite', () => server], ['esbuild', () => esbuildServer]])('%s builds an app that imports multihead and multihead/element from the tarball, and it loads and renders', async (bundler, which) => {
+  const result = await browser.run(which().url, `packed-${bundler}-app`);
   expect(result.error).toBeUndefined();
   const engine = await loadEngine();
   const expected = (await engine.loadModel()).run('The cat sat on the mat.');

@@ -7,7 +7,8 @@ import { loadEngine } from 'multihead';
 const view = document.getElementById('view');
 
 try {
-  const model = await (await loadEngine()).loadModel();
+  // The element's model attribute, when the app hosts the model itself (the esbuild app does).
+  const model = await (await loadEngine()).loadModel(view.getAttribute('model') ?? undefined);
   const r = model.run('The cat sat on the mat.');
   if (view.state !== 'ready') {
     await new Promise((resolve, reject) => {
