@@ -6,7 +6,7 @@
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { packAndInstall, run } from '../js/pack.js';
@@ -54,4 +54,19 @@ test.each([['Vite', () => server], ['esbuild', () => esbuildServer]])('%s builds
   expect(result.result.element).toEqual({ tokens: expected.tokens, title: 'Layer 2, head 2' });
   expect(result.problems).toEqual([]);
   engine.dispose();
+});
+
+test('the tarball\'s single-file build draws the element in a file:// page with one classic script', async () => {
+  await writeFile(join(dir, 'single.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">' +
+    '<multihead-view id="view" view="grid" sentence="The cat sat on the mat."></multihead-view>' +
+    '<script src="node_modules/multihead/dist/multihead.js"></script>');
+  const { page, problems } = await browser.open(pathToFileURL(join(dir, 'single.html')).href);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.getElementById('view').state), null, { timeout: 30000 });
+  const engine = await loadEngine();
+  const expected = (await engine.loadModel()).run('The cat sat on the mat.');
+  expect(await page.evaluate(() => [document.getElementById('view').state, document.getElementById('view').tokens]))
+    .toEqual(['ready', expected.tokens]);
+  expect(problems).toEqual([]);
+  engine.dispose();
+  await page.close();
 });
