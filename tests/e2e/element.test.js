@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
+import { figureLayout } from '../../web/src/views/export.js';
 import { launchBrowser } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -167,5 +168,32 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   await set('grid', 'model', 'default');
   await settled('grid', 'ready');
   expect(problems.filter((p) => !p.includes('404'))).toEqual([]);
+  await page.close();
+});
+
+test('exportJSON, exportSVG and exportPNG give the engine\'s values and the heads on screen', async () => {
+  const { page, problems } = await openHost();
+  const files = await page.evaluate(async () => {
+    const e = document.getElementById('head'); // layer 2, head 3 on screen
+    const png = new Uint8Array(await (await e.exportPNG()).arrayBuffer());
+    const svg = new DOMParser().parseFromString(e.exportSVG(), 'image/svg+xml');
+    return {
+      json: JSON.parse(e.exportJSON()),
+      png: { signature: [...png.subarray(1, 4)], size: [...png.subarray(16, 24)] },
+      svg: { error: svg.querySelector('parsererror') !== null, rects: svg.querySelectorAll('rect').length },
+    };
+  });
+  const expected = model.run('She gave him the book.');
+  const n = expected.tokens.length;
+  expect(files.json.tokens).toEqual(expected.tokens);
+  for (let l = 0; l < expected.layers; l++) {
+    for (let h = 0; h < expected.heads; h++) expect(files.json.layers[l].heads[h].flat()).toEqual([...expected.attention(l, h)]);
+  }
+  expect(String.fromCharCode(...files.png.signature)).toBe('PNG');
+  const size = Buffer.from(files.png.size);
+  const { width, height } = figureLayout({ n, heads: [2] });
+  expect([size.readUInt32BE(0), size.readUInt32BE(4)]).toEqual([width, height]);
+  expect(files.svg).toEqual({ error: false, rects: n * n + 1 });
+  expect(problems).toEqual([]);
   await page.close();
 });
