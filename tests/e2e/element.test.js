@@ -66,15 +66,17 @@ test('the page\'s CSS does not reach inside, ours does not leak out, and theme a
     return {
       canvas: shadow('grid', 'canvas').display,
       title: shadow('head', '.mh-head-title').color,
+      spacing: shadow('grid', '.mh-grid-readout').letterSpacing,
       outsideTitle: getComputedStyle(document.getElementById('outside')).color,
       outsideCardBorder: getComputedStyle(document.getElementById('outside-card')).borderTopStyle,
-      lightBackground: getComputedStyle(document.getElementById('grid')).backgroundColor,
-      darkBackground: getComputedStyle(document.getElementById('lines')).backgroundColor,
+      lightBackground: getComputedStyle(document.getElementById('grid').shadowRoot.querySelector('.frame')).backgroundColor,
+      darkBackground: getComputedStyle(document.getElementById('lines').shadowRoot.querySelector('.frame')).backgroundColor,
       frameHeight: document.getElementById('head').shadowRoot.querySelector('.frame').getBoundingClientRect().height,
     };
   });
   expect(styles.canvas).toBe('block');
   expect(styles.title).not.toBe('rgb(255, 0, 0)');
+  expect(styles.spacing).toBe('normal');
   expect(styles.outsideTitle).toBe('rgb(255, 0, 0)');
   expect(styles.outsideCardBorder).toBe('none');
   expect(styles.lightBackground).toBe('rgb(255, 255, 255)');

@@ -21,12 +21,15 @@ const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'theme', 'heig
 const MAX_SENTENCE = 2000;
 
 const ELEMENT_CSS = `
-:host { all: initial; display: block; ${palette('light')} color: var(--mh-fg); background: var(--mh-bg);
-  font: 14px/1.4 system-ui, sans-serif; }
+:host { display: block; ${palette('light')} }
 :host([theme="dark"]) { ${palette('dark')} }
 @media (prefers-color-scheme: dark) { :host([theme="auto"]) { ${palette('dark')} } }
 :host([hidden]) { display: none; }
-.frame { box-sizing: border-box; padding: 8px; overflow: auto; }
+/* A page's rules on the host element itself (say * { letter-spacing: 3px }) beat :host and would be
+   inherited inside: the frame starts from initial values. Custom properties pass, so a page can
+   still set --mh-* colours on purpose. */
+.frame { all: initial; display: block; box-sizing: border-box; padding: 8px; overflow: auto; color: var(--mh-fg);
+  background: var(--mh-bg); font: 14px/1.4 system-ui, sans-serif; }
 .status { margin: 0 0 6px; color: var(--mh-muted); font-size: 13px; }
 .status:empty { display: none; }
 :host([data-state="error"]) .status { color: var(--mh-warn); }
