@@ -56,12 +56,12 @@ test('esm-browser.html imports the package through its import map, draws and com
   await page.close();
 });
 
-test('iframe.html shows the page preset to its sentence, view and layer', async () => {
+test('iframe.html shows the page preset to its sentence, view, layer and head', async () => {
   const { page, problems } = await browser.open(`${server.url}examples/iframe.html`);
   const frame = page.frameLocator('#view');
   await frame.locator('body[data-state="ready"]').waitFor({ timeout: 30000 });
   expect(await frame.locator('#tokens .mh-token').allTextContents()).toEqual(model.run('She gave him the book.').tokens);
-  expect(await frame.locator('.mh-grid h3').textContent()).toBe('Layer 2');
+  expect(await frame.locator('.mh-head-title').textContent()).toBe('Layer 2, head 4');
   expect(problems).toEqual([]);
   await page.close();
 });

@@ -3,14 +3,13 @@
 // compared with what the engine computes in this Node process. Also measures hover-to-paint time
 // of the head view at 512 tokens, and prints it (timings are reported, never asserted).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { readFile } from 'node:fs/promises';
 import { figureLayout } from '../../web/src/views/export.js';
 import { launchBrowser, screenshot } from './browser.js';
 

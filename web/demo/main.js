@@ -100,6 +100,7 @@ function render() {
   if (!r) return;
   const layers = r.layers.length;
   // The toy has one layer; state.layer keeps the model's choice for when the user comes back.
+  if (state.mode === 'model') state.layer = Math.min(state.layer, layers - 1);
   const layer = Math.min(state.layer, layers - 1);
   const heads = r.layers[layer].numHeads;
   setOptions(controls.layer, Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]), layer);
@@ -264,8 +265,10 @@ function start() {
 function wireSharing() {
   const dialog = $('embed-dialog');
   $('embed').addEventListener('click', () => {
-    const layer = Math.min(state.layer, (state.result?.layers.length ?? 1) - 1);
-    const { iframe, element } = embedSnippets({ sentence: controls.sentence.value, view: state.view, layer, head: state.head });
+    const layer = Math.min(state.layer, (state.result?.layers.length ?? state.info?.numLayers ?? 1) - 1);
+    const { iframe, element } = embedSnippets({
+      sentence: controls.sentence.value, view: state.view, layer, head: state.head, toy: state.mode === 'toy',
+    });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;
     dialog.showModal();

@@ -1,7 +1,7 @@
 // The page's Embed dialog and downloads: snippets that reproduce the view on screen, and files of
 // its attention (web/src/views/export.js draws them). It reads the state main.js passes in and
 // changes none of it.
-import { attentionJson, heatmapPng, heatmapSvg } from '../src/views/export.js';
+import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../src/views/export.js';
 
 /** Text safe inside an HTML attribute or element. */
 function escapeHtml(text) {
@@ -9,10 +9,11 @@ function escapeHtml(text) {
 }
 
 /** The iframe and the element that show what is on screen. */
-export function embedSnippets({ sentence, view, layer, head }) {
+export function embedSnippets({ sentence, view, layer, head, toy }) {
   const title = `multihead: the attention of “${sentence}”`;
   const iframe = `<iframe src="${escapeHtml(location.href)}" title="${escapeHtml(title)}" width="100%" height="720" loading="lazy"></iframe>`;
   const heads = view === 'lines' && head === 'all' ? 'all' : String(head === 'all' ? 1 : head + 1);
+  if (toy) return { iframe, element: 'The element shows the model\'s attention, not the toy layer: switch to "the model" for its snippet.' };
   const element = `<script type="module">import 'multihead/element';</script>\n` +
     `<multihead-view sentence="${escapeHtml(sentence)}" view="${view}" layer="${layer + 1}" head="${heads}"></multihead-view>`;
   return { iframe, element };
@@ -21,8 +22,7 @@ export function embedSnippets({ sentence, view, layer, head }) {
 /** The figure of layer `layer` of `result` for view `view`: the heads on screen, or all of them. */
 function figure(result, view, layer, head) {
   const weights = result.layers[layer].weights;
-  const all = weights.map((_, h) => h);
-  const heads = view === 'head' || (view === 'lines' && head !== 'all') ? [head] : all;
+  const heads = headsOnScreen(view === 'lines' && head === 'all' ? 'grid' : view, weights.length, [head]);
   return { tokens: result.tokens, weights, heads, title: `Layer ${layer + 1}` };
 }
 

@@ -3,7 +3,7 @@
 // Attributes (all optional; they may change at any time):
 // - sentence: the text to run (without it, the element's own text content);
 // - view: grid (default), head, lines or steps;
-// - layer: from 1 (default 1); head: from 1 (default 1), a list such as "1, 3" (lines view), or "all";
+// - layer: from 1 (default 1); head: from 1 (default 1), or in the lines view a list such as "1, 3", or "all";
 // - model: a folder URL holding config.json, tokenizer.json and model.safetensors (default: the package's model);
 // - theme: light (default), dark, or auto (follows the system);
 // - height: a CSS length, or a number of pixels; the view scrolls inside it.
@@ -16,7 +16,9 @@
 // - cellselect { layer, heads, query, key, queryToken, keyToken, weight } when a cell is chosen;
 // - headselect { layer, head } when a head of the grid is chosen; unless cancelled, the element
 //   then shows that head (it sets view="head" and head);
-// - error { message } when the model cannot load or an attribute is invalid (also shown in the element).
+// - error { message } when the model cannot load or run, an attribute is invalid, or the sentence is
+//   over 2000 characters (also shown in the element; this one does not bubble).
+// The sentence attribute and the element's text are both watched.
 
 export interface MultiheadViewEventMap {
   render: CustomEvent<{ tokens: string[]; view: string; layer: number; heads: number[] }>;

@@ -9,7 +9,7 @@ import { createGridView } from './views/grid-view.js';
 import { createHeadView } from './views/head-view.js';
 import { createLinesView } from './views/lines-view.js';
 import { createStepsView } from './views/steps-view.js';
-import { attentionJson, heatmapPng, heatmapSvg } from './views/export.js';
+import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
 import { el } from './views/dom.js';
 import { modelLayers, viewData } from './views/view-data.js';
@@ -29,7 +29,7 @@ const ELEMENT_CSS = `
    inherited inside: the frame starts from initial values. Custom properties pass, so a page can
    still set --mh-* colours on purpose. */
 .frame { all: initial; display: block; box-sizing: border-box; padding: 8px; overflow: auto; color: var(--mh-fg);
-  background: var(--mh-bg); font: 14px/1.4 system-ui, sans-serif; }
+  background: var(--mh-bg); font: 14px/1.4 system-ui, sans-serif; color-scheme: inherit; }
 .status { margin: 0 0 6px; color: var(--mh-muted); font-size: 13px; }
 .status:empty { display: none; }
 :host([data-state="error"]) .status { color: var(--mh-warn); }
@@ -68,6 +68,10 @@ export class MultiheadView extends HTMLElement {
   #resize = new ResizeObserver(() => {
     if (this.#dom.frame.clientWidth !== this.#state.width) this.#draw();
   });
+  // The sentence may be the element's text, which can arrive or change after it is connected.
+  #text = new MutationObserver(() => {
+    if (!this.hasAttribute('sentence')) this.#schedule();
+  });
 
   constructor() {
     super();
@@ -85,11 +89,13 @@ export class MultiheadView extends HTMLElement {
 
   connectedCallback() {
     this.#resize.observe(this.#dom.frame);
+    this.#text.observe(this, { childList: true, characterData: true, subtree: true });
     this.#schedule();
   }
 
   disconnectedCallback() {
     this.#resize.disconnect();
+    this.#text.disconnect();
     this.#state.current?.view.destroy();
     this.#state.current = null;
   }
@@ -125,7 +131,7 @@ export class MultiheadView extends HTMLElement {
   }
 
   /** The same heatmaps as a PNG. */
-  exportPNG() {
+  async exportPNG() {
     return heatmapPng(this.#figure());
   }
 
@@ -137,8 +143,8 @@ export class MultiheadView extends HTMLElement {
   #figure() {
     const { tokens, layers } = this.#ready();
     const { view, layer, heads } = this.#state.shown;
-    const all = layers[layer].weights.map((_, h) => h);
-    return { tokens, weights: layers[layer].weights, heads: view === 'head' || view === 'lines' ? heads : all, title: `Layer ${layer + 1}` };
+    const weights = layers[layer].weights;
+    return { tokens, weights, heads: headsOnScreen(view, weights.length, heads), title: `Layer ${layer + 1}` };
   }
 
   // Attribute changes arrive one by one: one update after the last of a batch.
@@ -193,9 +199,12 @@ export class MultiheadView extends HTMLElement {
       ? `Only the first ${r.tokens.length - 1} of ${r.totalTokens} tokens and the closing [SEP] are shown.`
       : '');
     this.#state.shown = { view, layer, heads };
-    this.#state.width = this.#dom.frame.clientWidth;
-    const head = view === 'lines' ? heads : heads[0];
-    this.#viewFor(view).update(viewData(view, r, layer, { head }));
+    try {
+      this.#viewFor(view).update(viewData(view, r, layer, { head: view === 'lines' ? heads : heads[0] }));
+    } catch (error) {
+      return this.#fail(error.message);
+    }
+    this.#state.width = this.#dom.frame.clientWidth; // after drawing, which may add a scrollbar
     this.#emit('render', { tokens: r.tokens.slice(), view, layer: layer + 1, heads: heads.map((h) => h + 1) });
   }
 
@@ -272,6 +281,7 @@ function readChoice(element, layers, heads) {
   const list = headText === 'all'
     ? Array.from({ length: heads }, (_, h) => h)
     : headText.split(/[\s,]+/).map((part) => counted(element, 'head', part, heads));
+  if (list.length > 1 && view !== 'lines') throw new RangeError(`several heads ("${headText}") need view="lines"; the ${view} view shows one`);
   return { view, layer, heads: list, height: readHeight(element.getAttribute('height')) };
 }
 

@@ -209,3 +209,8 @@ function drawText(ctx, { text, x, y, size, anchor, vertical }) {
   ctx.fillText(text, 0, 0);
   ctx.restore();
 }
+
+/** The heads a figure of `view` shows: the ones on screen in the head and lines views, else all `count`. */
+export function headsOnScreen(view, count, heads) {
+  return view === 'head' || view === 'lines' ? heads : Array.from({ length: count }, (_, h) => h);
+}
