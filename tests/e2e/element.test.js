@@ -145,6 +145,18 @@ test('attribute changes redraw, and selections fire tokenselect, cellselect and 
   expect(await page.evaluate(() => window.__events.find((e) => e.type === 'headselect'))).toEqual(
     { type: 'headselect', id: 'grid', detail: { layer: 1, head: 3 } });
   expect(await page.evaluate(() => document.getElementById('grid').getAttribute('head'))).toBe('3');
+
+  // A page that cancels headselect keeps the grid.
+  await page.evaluate(() => {
+    const e = document.getElementById('grid');
+    e.setAttribute('view', 'grid');
+    e.addEventListener('headselect', (event) => event.preventDefault());
+  });
+  await page.waitForFunction(() => document.getElementById('grid').shadowRoot.querySelector('.mh-grid-card'));
+  await page.locator('#grid .mh-grid-card').nth(1).click();
+  await page.waitForFunction(() => window.__events.filter((e) => e.type === 'headselect').length === 2);
+  expect(await page.evaluate(() => [document.getElementById('grid').getAttribute('view'), document.getElementById('grid').getAttribute('head')]))
+    .toEqual(['grid', '3']);
   expect(problems).toEqual([]);
   await page.close();
 });
