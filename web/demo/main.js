@@ -2,10 +2,7 @@
 // and the one view on screen. It asks the worker for a new result when the sentence or the toy
 // settings change (debounced, never more than one request in flight) and redraws the view
 // otherwise. The drawing itself is web/src/views; the computing is worker.js.
-import { createGridView } from '../src/views/grid-view.js';
-import { createHeadView } from '../src/views/head-view.js';
-import { createLinesView } from '../src/views/lines-view.js';
-import { createStepsView } from '../src/views/steps-view.js';
+import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
@@ -21,7 +18,6 @@ const EXAMPLES = [
 ];
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
 const SLOW = 300; // ms before a run in flight is reported (long pastes take seconds to tokenize)
-const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
 
 const $ = (id) => document.getElementById(id);
 const controls = {
@@ -101,7 +97,7 @@ function render() {
   const layers = r.layers.length;
   // The toy has one layer; state.layer keeps the model's choice for when the user comes back.
   if (state.mode === 'model') state.layer = Math.min(state.layer, layers - 1);
-  const layer = Math.min(state.layer, layers - 1);
+  const layer = shownLayer();
   const heads = r.layers[layer].numHeads;
   setOptions(controls.layer, Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]), layer);
   const headChoices = Array.from({ length: heads }, (_, h) => [h, `${h + 1}`]);
@@ -116,6 +112,11 @@ function render() {
   keepInUrl();
 }
 
+/** The layer on screen: state.layer, within the result's layers (the toy has one). */
+function shownLayer() {
+  return Math.min(state.layer, (state.result?.layers.length ?? state.info?.numLayers ?? 1) - 1);
+}
+
 /** Mirrors the state into the URL, so the address bar always links to what is on screen. */
 function keepInUrl() {
   const { mode, view, layer, head } = state;
@@ -125,15 +126,8 @@ function keepInUrl() {
 /** Applies a state read from the URL before anything runs. */
 function applyUrlState({ sentence, mode, view, layer, head }) {
   if (sentence !== undefined) controls.sentence.value = sentence;
-  if (mode) {
-    state.mode = mode;
-    document.querySelector(`input[name="mode"][value="${mode}"]`).checked = true;
-    $('toy-controls').hidden = mode !== 'toy';
-  }
-  if (view) {
-    state.view = view;
-    document.querySelector(`input[name="view"][value="${view}"]`).checked = true;
-  }
+  if (mode) choose('mode', mode); // nothing runs yet: the worker is not ready
+  if (view) choose('view', view);
   if (layer !== undefined) state.layer = layer;
   if (head !== undefined) state.head = head;
 }
@@ -265,9 +259,8 @@ function start() {
 function wireSharing() {
   const dialog = $('embed-dialog');
   $('embed').addEventListener('click', () => {
-    const layer = Math.min(state.layer, (state.result?.layers.length ?? state.info?.numLayers ?? 1) - 1);
     const { iframe, element } = embedSnippets({
-      sentence: controls.sentence.value, view: state.view, layer, head: state.head, toy: state.mode === 'toy',
+      sentence: controls.sentence.value, view: state.view, layer: shownLayer(), head: state.head, toy: state.mode === 'toy',
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;
@@ -284,8 +277,7 @@ function wireSharing() {
   for (const kind of ['png', 'svg', 'json']) {
     $(`export-${kind}`).addEventListener('click', () => {
       if (!state.result) return status('Nothing to download yet: type a sentence first.');
-      const layer = Math.min(state.layer, state.result.layers.length - 1);
-      download(kind, state.result, { view: state.view, layer, head: state.head })
+      download(kind, state.result, { view: state.view, layer: shownLayer(), head: state.head })
         .catch((error) => status(`The download failed: ${error.message}`));
     });
   }

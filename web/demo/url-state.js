@@ -2,7 +2,8 @@
 // #sentence=The+cat+sat.&view=head&layer=2&head=3 (layer and head counted from 1, as on the page;
 // head=all for every head in the lines view). Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page.
-const VIEWS = ['grid', 'head', 'lines', 'steps'];
+import { VIEWS } from '../src/views/views.js';
+
 const MODES = ['model', 'toy'];
 const MAX_SENTENCE = 2000; // characters kept from a link
 
@@ -12,7 +13,7 @@ export function readUrlState(hash) {
   const state = {};
   const sentence = params.get('sentence');
   if (sentence !== null) state.sentence = sentence.slice(0, MAX_SENTENCE);
-  if (VIEWS.includes(params.get('view'))) state.view = params.get('view');
+  if (Object.hasOwn(VIEWS, params.get('view') ?? '')) state.view = params.get('view');
   if (MODES.includes(params.get('mode'))) state.mode = params.get('mode');
   const layer = counted(params.get('layer'));
   if (layer !== null) state.layer = layer;

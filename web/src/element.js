@@ -5,16 +5,12 @@
 // the main thread: a tutorial-sized sentence takes a few milliseconds, and the page's own worker
 // would need a second file to host, which some authors cannot serve. It is for browsers only.
 import { loadEngine } from './engine.js';
-import { createGridView } from './views/grid-view.js';
-import { createHeadView } from './views/head-view.js';
-import { createLinesView } from './views/lines-view.js';
-import { createStepsView } from './views/steps-view.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
 import { el } from './views/dom.js';
 import { modelLayers, viewData } from './views/view-data.js';
+import { VIEWS } from './views/views.js';
 
-const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
 const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'theme', 'height'];
 // Characters of sentence the element runs. The model keeps 64 tokens anyway, and tokenizing a
 // long paste on the main thread would freeze the host page for seconds.

@@ -1,0 +1,7 @@
+// The views by the names the page, the element and their URLs and attributes use.
+import { createGridView } from './grid-view.js';
+import { createHeadView } from './head-view.js';
+import { createLinesView } from './lines-view.js';
+import { createStepsView } from './steps-view.js';
+
+export const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
