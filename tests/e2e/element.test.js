@@ -175,6 +175,9 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   await settled('grid', 'error');
   expect(await state('grid')).toEqual({ state: 'error', status: 'multihead: view must be grid, head, lines or steps, got "bogus"' });
   expect(await page.evaluate(() => window.__error)).toBe('view must be grid, head, lines or steps, got "bogus"');
+  await set('grid', 'view', 'toString'); // a name every object has is not a view either
+  await settled('grid', 'error');
+  expect((await state('grid')).status).toBe('multihead: view must be grid, head, lines or steps, got "toString"');
   await set('grid', 'view', 'head');
   await set('grid', 'head', '9');
   await settled('grid', 'error');

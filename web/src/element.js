@@ -271,7 +271,7 @@ function modelSource(value) {
 /** The view, layer, heads (from 0) and height the attributes ask for; throws naming a bad one. */
 function readChoice(element, layers, heads) {
   const view = element.getAttribute('view') ?? 'grid';
-  if (!(view in VIEWS)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
+  if (!Object.hasOwn(VIEWS, view)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
   const layer = counted(element, 'layer', element.getAttribute('layer') ?? '1', layers);
   const headText = element.getAttribute('head')?.trim() || '1';
   const list = headText === 'all'
