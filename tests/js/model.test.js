@@ -92,6 +92,12 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     }
   });
 
+  test('a source with several bad files names the first in file order, however fast each read fails', async () => {
+    // The missing config.json fails after a disk read; the tokenizer fails at once.
+    const source = { config: pathToFileURL(join(tmpdir(), 'multihead-missing', 'config.json')), tokenizer: 42, weights: new ArrayBuffer(0) };
+    for (let i = 0; i < 3; i++) await expect(engine.loadModel(source)).rejects.toThrow(/^cannot read config.json from file:/);
+  });
+
   const header = (entries) => JSON.stringify(entries);
   const withWeights = (weights) => ({ config: tinyConfig(), tokenizer: tinyTokenizer(), weights });
   const good = safetensorsBytes(tinyTensors());

@@ -25,11 +25,16 @@ export async function readModelFiles(source) {
   for (const key of ['config', 'tokenizer', 'weights']) {
     if (source[key] === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
   }
-  const [config, tokenizer, weights] = await Promise.all([
+  // The three reads run at once, but a failure is reported in file order, so the same broken
+  // source always gives the same message (Promise.all would report whichever read failed first).
+  const results = await Promise.allSettled([
     readText(source.config, 'config.json').then((text) => (typeof text === 'string' ? text : JSON.stringify(text))),
     readText(source.tokenizer, 'tokenizer.json').then((text) => (typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text)),
     readBytes(source.weights, 'model.safetensors'),
   ]);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [config, tokenizer, weights] = results.map((result) => result.value);
   return { config, tokenizer, weights };
 }
 
