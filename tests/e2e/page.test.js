@@ -73,6 +73,21 @@ async function hoverCell(page, n, row, col) {
   return page.locator('.mh-tooltip').textContent();
 }
 
+/** One head's weights of the toy layer the page runs, computed in Node: the layer takes the first
+ * dModel features of each token's embedding. */
+function toyWeights(result, settings, head) {
+  const n = result.tokens.length, d = settings.dModel;
+  const x = new Float32Array(n * d);
+  const input = result.layerInput(0);
+  for (let i = 0; i < n; i++) x.set(input.subarray(i * model.dModel, i * model.dModel + d), i * d);
+  const toy = engine.createAttention(settings);
+  try {
+    return toy.forward(x, n).weights(head);
+  } finally {
+    toy.dispose();
+  }
+}
+
 /** Waits until the page has drawn what the last event asked for (the views paint on animation frames). */
 function nextFrames(page) {
   return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
@@ -181,13 +196,7 @@ test('the toy layer runs with the chosen d_model, heads, causal mask and seed, a
   await page.waitForTimeout(400); // the seed field is debounced
   await page.waitForFunction(() => document.body.dataset.state === 'ready');
 
-  // The same layer in Node: the first 4 features of each token's embedding.
-  const x = new Float32Array(n * 4);
-  const input = expected.layerInput(0);
-  for (let i = 0; i < n; i++) x.set(input.subarray(i * model.dModel, i * model.dModel + 4), i * 4);
-  const toy = engine.createAttention({ dModel: 4, numHeads: 2, causal: true, seed: 7 });
-  const weights = toy.forward(x, n).weights(1);
-  toy.dispose();
+  const weights = toyWeights(expected, { dModel: 4, numHeads: 2, causal: true, seed: 7 }, 1);
 
   await choose(page, 'One head');
   await page.selectOption('#head', { value: '1' });
@@ -268,7 +277,7 @@ test('bad input: empty text, text over the limit, HTML, emoji and non-Latin text
   await page.close();
 });
 
-test('the URL holds the sentence, view, layer and head, so a link opens that view', async () => {
+test('the URL holds the sentence, view, layer, head and toy settings, so a link opens that view', async () => {
   const text = 'The nation will not forget.';
   const expected = model.run(text);
   const hash = `#sentence=${encodeURIComponent(text)}&view=head&layer=3&head=4`;
@@ -284,12 +293,28 @@ test('the URL holds the sentence, view, layer and head, so a link opens that vie
   const params = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
   expect(Object.fromEntries(params)).toEqual({ sentence: text, view: 'lines', mode: 'model', layer: '3', head: 'all' });
 
+  // The toy layer's settings travel with it.
+  const settings = { dModel: 16, numHeads: 4, causal: true, seed: 7 };
+  const toyHash = `#sentence=${encodeURIComponent(text)}&mode=toy&view=head&head=3&d=16&heads=4&causal=1&seed=7`;
+  const toy = await browser.open(`${pageServer.url}${toyHash}`);
+  await waitForTokens(toy.page, expected.tokens);
+  expect(await toy.page.evaluate(() => ['#toy-d', '#toy-heads', '#toy-seed'].map((id) => document.querySelector(id).value)
+    .concat(document.querySelector('#toy-causal').checked))).toEqual(['16', '4', '7', true]);
+  const weights = toyWeights(expected, settings, 2);
+  const n = expected.tokens.length;
+  expect(await hoverCell(toy.page, n, n - 1, 1)).toBe(`${expected.tokens[n - 1]} → ${expected.tokens[1]}: ${weights[(n - 1) * n + 1].toFixed(3)}`);
+  await toy.page.selectOption('#toy-heads', { value: '2' });
+  await toy.page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('heads') === '2');
+  expect(Object.fromEntries(new URLSearchParams((await toy.page.evaluate(() => location.hash)).slice(1))))
+    .toEqual({ sentence: text, view: 'head', mode: 'toy', layer: '2', head: '2', d: '16', heads: '2', causal: '1', seed: '7' });
+
   // Nonsense in a hand-typed link is ignored, not an error.
-  const odd = await browser.open(`${pageServer.url}#view=bogus&layer=-4&head=99&sentence=`);
+  const odd = await browser.open(`${pageServer.url}#view=bogus&layer=-4&head=99&sentence=&mode=toy&d=5&heads=x&seed=99999999999`);
   await odd.page.waitForFunction(() => document.body.dataset.state === 'empty');
-  expect(await odd.page.evaluate(() => document.querySelector('input[name="view"]:checked').value)).toBe('grid');
-  expect([...problems, ...odd.problems]).toEqual([]);
-  await Promise.all([page.close(), odd.page.close()]);
+  expect(await odd.page.evaluate(() => [document.querySelector('input[name="view"]:checked').value,
+    ...['#toy-d', '#toy-heads', '#toy-seed'].map((id) => document.querySelector(id).value)])).toEqual(['grid', '8', '2', '1']);
+  expect([...problems, ...toy.problems, ...odd.problems]).toEqual([]);
+  await Promise.all([page.close(), toy.page.close(), odd.page.close()]);
 });
 
 test('Download gives a PNG of the heatmaps, an SVG that parses and JSON equal to the engine\'s; Embed gives snippets', async () => {

@@ -119,13 +119,24 @@ function shownLayer() {
 
 /** Mirrors the state into the URL, so the address bar always links to what is on screen. */
 function keepInUrl() {
-  const { mode, view, layer, head } = state;
-  history.replaceState(null, '', urlHash({ sentence: controls.sentence.value, mode, view, layer, head }));
+  const { mode, view, layer, head, toy } = state;
+  history.replaceState(null, '', urlHash({ sentence: controls.sentence.value, mode, view, layer, head, toy }));
 }
 
 /** Applies a state read from the URL before anything runs. */
-function applyUrlState({ sentence, mode, view, layer, head }) {
+function applyUrlState({ sentence, mode, view, layer, head, toy }) {
   if (sentence !== undefined) controls.sentence.value = sentence;
+  if (toy) {
+    // A size the page does not offer keeps the control as it was; readToy then checks the rest.
+    const offer = (select, value) => {
+      if ([...select.options].some((option) => option.value === String(value))) select.value = String(value);
+    };
+    if (toy.dModel !== undefined) offer(controls.toyD, toy.dModel);
+    if (toy.numHeads !== undefined) offer(controls.toyHeads, toy.numHeads);
+    if (toy.causal !== undefined) controls.toyCausal.checked = toy.causal;
+    if (toy.seed !== undefined) controls.toySeed.value = String(toy.seed);
+    readToy();
+  }
   if (mode) choose('mode', mode); // nothing runs yet: the worker is not ready
   if (view) choose('view', view);
   if (layer !== undefined) state.layer = layer;

@@ -1,6 +1,7 @@
 // The page's state in its URL, after the #, so a link or an iframe opens one precise view:
 // #sentence=The+cat+sat.&view=head&layer=2&head=3 (layer and head counted from 1, as on the page;
-// head=all for every head in the lines view). Values that make no sense are ignored, not errors:
+// head=all for every head in the lines view). In the toy mode the toy layer's settings follow:
+// &mode=toy&d=16&heads=4&causal=1&seed=7. Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page.
 import { VIEWS } from '../src/views/views.js';
 
@@ -19,13 +20,34 @@ export function readUrlState(hash) {
   if (layer !== null) state.layer = layer;
   const head = params.get('head') === 'all' ? 'all' : counted(params.get('head'));
   if (head !== null) state.head = head;
+  const toy = toySettings(params);
+  if (Object.keys(toy).length > 0) state.toy = toy;
   return state;
 }
 
+// The toy settings a URL gives, as whole numbers and a flag; whether the page offers that
+// d_model or head count is for the page to say.
+function toySettings(params) {
+  const toy = {};
+  const whole = (name) => (/^[0-9]{1,10}$/.test(params.get(name) ?? '') ? Number(params.get(name)) : null);
+  const [dModel, numHeads, seed] = [whole('d'), whole('heads'), whole('seed')];
+  if (dModel !== null) toy.dModel = dModel;
+  if (numHeads !== null) toy.numHeads = numHeads;
+  if (seed !== null && seed <= 0xffffffff) toy.seed = seed;
+  if (['0', '1'].includes(params.get('causal'))) toy.causal = params.get('causal') === '1';
+  return toy;
+}
+
 /** The hash for a state: what readUrlState reads back. */
-export function urlHash({ sentence, view, mode, layer, head }) {
+export function urlHash({ sentence, view, mode, layer, head, toy }) {
   const params = new URLSearchParams({ sentence, view, mode, layer: String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
+  if (mode === 'toy') {
+    params.set('d', String(toy.dModel));
+    params.set('heads', String(toy.numHeads));
+    params.set('causal', toy.causal ? '1' : '0');
+    params.set('seed', String(toy.seed));
+  }
   return `#${params}`;
 }
 
