@@ -193,8 +193,8 @@ test('the toy layer runs with the chosen d_model, heads, causal mask and seed, a
   await page.selectOption('#toy-heads', { value: '2' });
   await page.check('#toy-causal');
   await page.fill('#toy-seed', '7');
-  await page.waitForTimeout(400); // the seed field is debounced
-  await page.waitForFunction(() => document.body.dataset.state === 'ready');
+  // The seed field is debounced; the URL takes the seed when its result is drawn.
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('seed') === '7' && document.body.dataset.state === 'ready');
 
   const weights = toyWeights(expected, { dModel: 4, numHeads: 2, causal: true, seed: 7 }, 1);
 
