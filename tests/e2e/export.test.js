@@ -1,8 +1,7 @@
 // The export module (web/src/views/export.js) in headless Chromium, fed the attention the engine
 // computes in this Node process: the JSON gives back every weight exactly, the PNG has the
 // layout's pixel size and the SVG's colours, and the SVG parses with user tokens kept as text.
-// The module is imported unbundled into a page the test serves itself (from the repository's
-// origin, with the import map tests/e2e/pages/head-512.html uses for the views' dependencies).
+// The module is imported unbundled into tests/e2e/pages/views.html, served from the repository.
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
@@ -13,22 +12,6 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SENTENCE = 'The cat sat on the mat.';
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const HOSTILE = '<b>&"\'x'; // a token that would add an element, or break an attribute, if not escaped
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <title>multihead: export</title>
-  <link rel="icon" href="data:,">
-  <script type="importmap">
-    { "imports": {
-      "d3-scale-chromatic": "/node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs",
-      "d3-interpolate": "/node_modules/d3-interpolate/dist/d3-interpolate.mjs",
-      "d3-color": "/node_modules/d3-color/dist/d3-color.mjs"
-    } }
-  </script>
-</head>
-<body></body>
-</html>`;
 
 let browser, server, engine, model, result, page, problems;
 
@@ -36,11 +19,7 @@ beforeAll(async () => {
   engine = await loadEngine();
   [browser, server, model] = await Promise.all([launchBrowser(), startServer({ root: REPO }), engine.loadModel()]);
   result = model.run(SENTENCE);
-  ({ page, problems } = await browser.open('about:blank'));
-  // The page exists only in this test: the route answers its URL, the server everything it imports.
-  const pageUrl = `${server.url}export-test.html`;
-  await page.route(pageUrl, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: PAGE }));
-  await page.goto(pageUrl);
+  ({ page, problems } = await browser.open(`${server.url}tests/e2e/pages/views.html`));
 });
 
 afterAll(async () => {

@@ -406,7 +406,8 @@ test('every view fits a 375 px phone, in the dark theme', async () => {
 });
 
 test('the head view at 512 tokens: hover-to-paint time (reported, not asserted)', async () => {
-  const { page, problems } = await browser.open(`${repoServer.url}tests/e2e/pages/head-512.html`);
+  const { page, problems } = await browser.open(`${repoServer.url}tests/e2e/pages/views.html`);
+  await page.addScriptTag({ type: 'module', url: `${repoServer.url}tests/e2e/pages/head-512.js` });
   await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 30000 });
   const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
   expect(error).toBeUndefined();
