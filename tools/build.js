@@ -6,7 +6,7 @@
 // builds and the default model inlined) with esbuild; both need `wasm` first. CMake decides what is stale, so a second run is
 // quick; the page takes a second or two and is always rebuilt.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 const BUILDS = {
   wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: ['multihead-simd', 'multihead-scalar'] },
-  'wasm-tests': { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: [] }, // [] builds everything
+  'wasm-tests': { dir: 'build/wasm', configure: ['emcmake', 'cmake'], options: ['-DMULTIHEAD_TESTS=ON'], targets: [] }, // [] builds everything
   native: { dir: 'build/native', configure: ['cmake'], targets: [] },
   // The benchmark's baseline: our sources with Eigen for GEMM and softmax (npm run bench).
   'wasm-eigen': { dir: 'build/wasm-eigen', configure: ['emcmake', 'cmake', '-DMULTIHEAD_KERNELS=eigen'], targets: ['multihead-eigen'] },
@@ -56,11 +56,22 @@ async function buildSingle() {
 
 const SCRIPTS = { demo: buildDemo, single: buildSingle };
 
+/** Whether `dir` is configured, with every -DNAME=VALUE of `options` (wasm and wasm-tests share a folder). */
+function configuredWith(dir, options) {
+  const cache = `${root}/${dir}/CMakeCache.txt`;
+  if (!existsSync(cache)) return false;
+  const lines = readFileSync(cache, 'utf8').split('\n');
+  return options.every((option) => {
+    const [name, value] = option.replace(/^-D/, '').split('=');
+    return lines.some((line) => line.startsWith(`${name}:`) && line.endsWith(`=${value}`));
+  });
+}
+
 async function build(name) {
   if (name in SCRIPTS) return SCRIPTS[name]();
-  const { dir, configure, targets } = BUILDS[name];
-  if (!existsSync(`${root}/${dir}/CMakeCache.txt`)) {
-    run(configure[0], [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release']);
+  const { dir, configure, options = [], targets } = BUILDS[name];
+  if (!configuredWith(dir, options)) {
+    run(configure[0], [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', ...options]);
   }
   const only = targets.length ? ['--target', ...targets] : [];
   run('cmake', ['--build', dir, ...only, '--parallel', String(availableParallelism())]);

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian 12 machine with Node 20 lacks for building and testing multihead:
-# Debian's Emscripten, Eigen, nlohmann-json, CMake, GoogleTest and Chromium, then the npm dependencies.
-# Runs before `npm test` and `npm start`; when everything is present it only checks and returns.
+# Installs what a fresh Debian 12 machine with Node 20 lacks, for one purpose:
+#   bash tools/setup.sh page   building the WASM modules and the page (npm start, npm run build/bench)
+#   bash tools/setup.sh test   that, plus the native test tools and Chromium for the e2e tests (npm test)
+# Debian's packages go through apt-get (root or sudo), then the npm dependencies through npm ci.
+# When everything is present it only checks and returns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(emscripten libeigen3-dev nlohmann-json3-dev cmake g++ libgtest-dev chromium)
+purpose=${1:-}
+page=(emscripten libeigen3-dev nlohmann-json3-dev cmake)
+case "$purpose" in
+  page) packages=("${page[@]}") ;;
+  # Chromium (about 250 MB) only the tests need.
+  test) packages=("${page[@]}" g++ libgtest-dev chromium) ;;
+  *) echo "usage: bash tools/setup.sh page|test" >&2; exit 2 ;;
+esac
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
