@@ -2,6 +2,7 @@
 # Installs what a fresh Debian 12 machine with Node 20 lacks, for one purpose:
 #   bash tools/setup.sh page   building the WASM modules and the page (npm start, npm run build/bench)
 #   bash tools/setup.sh test   that, plus the native test tools and Chromium for the e2e tests (npm test)
+# With --list after the purpose it prints the Debian packages and installs nothing.
 # Debian's packages go through apt-get (root or sudo), then the npm dependencies through npm ci.
 # When everything is present it only checks and returns.
 set -euo pipefail
@@ -13,8 +14,12 @@ case "$purpose" in
   page) packages=("${page[@]}") ;;
   # Chromium (about 250 MB) only the tests need.
   test) packages=("${page[@]}" g++ libgtest-dev chromium) ;;
-  *) echo "usage: bash tools/setup.sh page|test" >&2; exit 2 ;;
+  *) echo "usage: bash tools/setup.sh page|test [--list]" >&2; exit 2 ;;
 esac
+if [ "${2:-}" = "--list" ]; then
+  echo "${packages[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
