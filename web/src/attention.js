@@ -56,12 +56,15 @@ export class Attention {
     return this.#native.disposed;
   }
 
+  // Checks and snapshots the arguments (check.js): user code (a getter, a Proxy) can run only here,
+  // before the native object is fetched, so a getter that disposes the layer is caught by get().
   #inputs(x, nTokens, options) {
-    this.#native.get(); // throws if disposed
+    this.#native.get(); // a disposed layer says so before complaining about arguments
     checkInteger('nTokens', nTokens, 1, this.#module.maxTokens);
-    checkFloats('x', x, nTokens * this.dModel, `nTokens × dModel = ${nTokens} × ${this.dModel}`);
+    const input = checkFloats('x', x, nTokens * this.dModel, `nTokens × dModel = ${nTokens} × ${this.dModel}`);
     checkObject('options', options);
-    const mask = options.keyMask === undefined ? undefined : checkKeyMask(options.keyMask, nTokens);
-    return [x, mask];
+    const keyMask = options.keyMask;
+    const mask = keyMask === undefined ? undefined : checkKeyMask(keyMask, nTokens);
+    return [input, mask];
   }
 }

@@ -53,9 +53,12 @@ export class Engine {
       throw new TypeError('createAttention needs exactly one of `weights` or `seed`, got ' +
         (weights === undefined ? 'neither' : 'both'));
     }
-    const native = weights === undefined
-      ? this.#module.createSeededAttention(dModel, numHeads, causal, checkInteger('seed', seed, 0, 2 ** 32 - 1))
-      : this.#module.createAttention(dModel, numHeads, causal, checkWeights(weights, dModel));
+    const copies = weights === undefined ? null : checkWeights(weights, dModel);
+    if (copies === null) checkInteger('seed', seed, 0, 2 ** 32 - 1);
+    checkAlive(this.#disposed, 'engine'); // a getter among the weights may have disposed it
+    const native = copies === null
+      ? this.#module.createSeededAttention(dModel, numHeads, causal, seed)
+      : this.#module.createAttention(dModel, numHeads, causal, copies);
     const layer = new Attention(this.#module, orThrow(native), { dModel, numHeads, causal },
       (l) => this.#owned.delete(l));
     this.#owned.add(layer);
@@ -91,14 +94,17 @@ export class Engine {
   }
 }
 
+/** Checks the weights and returns snapshots of them (check.js), each read once. */
 function checkWeights(weights, d) {
   checkObject('weights', weights);
+  const copies = {};
   for (const name of WEIGHT_NAMES) {
-    if (!(name in weights)) throw new TypeError(`weights.${name} is missing (weights needs ${WEIGHT_NAMES.join(', ')})`);
+    const value = weights[name];
+    if (value === undefined) throw new TypeError(`weights.${name} is missing (weights needs ${WEIGHT_NAMES.join(', ')})`);
     const square = name.startsWith('w');
-    checkFloats(`weights.${name}`, weights[name], square ? d * d : d, square ? `dModel × dModel = ${d} × ${d}` : 'dModel');
+    copies[name] = checkFloats(`weights.${name}`, value, square ? d * d : d, square ? `dModel × dModel = ${d} × ${d}` : 'dModel');
   }
   const extra = Object.keys(weights).filter((k) => !WEIGHT_NAMES.includes(k));
   if (extra.length) throw new TypeError(`weights has unknown ${describe(extra.join(', '))}; expected ${WEIGHT_NAMES.join(', ')}`);
-  return weights;
+  return copies;
 }
