@@ -8,6 +8,7 @@ export class Attention {
   #module;
   #native; // NativeHandle of the embind MultiHeadAttention
   #trace; // NativeHandle of the embind AttentionTrace reused by every forward pass
+  #passes = 0; // counts forwardView() calls and dispose(): a view trace is current while this is unchanged
 
   /** @internal Use engine.createAttention(). */
   constructor(module, native, config, onDispose) {
@@ -36,8 +37,11 @@ export class Attention {
    */
   forwardView(x, nTokens, options = {}) {
     const [input, mask] = this.#inputs(x, nTokens, options);
+    const pass = ++this.#passes;
     const views = orThrow(this.#module.forwardView(this.#native.get(), input, nTokens, mask, this.#trace.get()));
-    return new AttentionTrace(views, nTokens, this.dModel, this.numHeads, true);
+    // Growth of WASM memory (by any call into the engine) replaces the buffer the views are on.
+    const current = () => pass === this.#passes && views.weights.buffer === this.#module.HEAPF32.buffer;
+    return new AttentionTrace(views, nTokens, this.dModel, this.numHeads, true, current);
   }
 
   /** Runs the layer keeping no intermediates; returns the output (nTokens × dModel). */
@@ -48,6 +52,7 @@ export class Attention {
 
   /** Frees the layer's WASM memory. Later calls throw; calling dispose() again does nothing. */
   dispose() {
+    this.#passes++;
     this.#trace.dispose();
     this.#native.dispose();
   }

@@ -5,7 +5,10 @@
  * From `forward()`: plain JavaScript data that stays valid after later calls and after dispose();
  * every accessor returns a new copy. From `forwardView()` (`view` is true): `weights`, `scores`,
  * `concat` and `output` return views of WASM memory, valid only until the next call into the
- * engine (copy them with `.slice()` to keep them); the per-head columns are always copies.
+ * engine (copy them with `.slice()` to keep them); the per-head columns are always copies. Once
+ * its layer has run forwardView() again or been disposed, or WASM memory has grown, every accessor
+ * of such a trace throws an Error saying it is out of date (an array it already returned cannot
+ * tell: do not keep those).
  */
 export class AttentionTrace {
   private constructor();
