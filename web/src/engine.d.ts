@@ -52,8 +52,11 @@ export type JsonSource = object | string | ArrayBuffer | Uint8Array | URL;
 export interface ModelFiles {
   config: JsonSource;
   tokenizer: JsonSource;
-  /** model.safetensors: its bytes, or a URL (string or URL) to fetch it from. */
-  weights: ArrayBuffer | Uint8Array | string | URL;
+  /**
+   * model.safetensors: its bytes (an ArrayBuffer, or any typed array or DataView over them, read
+   * in place), or a URL (string or URL) to fetch it from.
+   */
+  weights: ArrayBuffer | ArrayBufferView | string | URL;
 }
 
 /** Loads a WASM build. Throws if the build is missing or `options` are invalid. */
@@ -74,8 +77,10 @@ export class Engine {
   createAttention(config: AttentionConfig): Attention;
   /**
    * Loads a BERT-family model: the default model inside the package when `source` is omitted (no
-   * network), a folder URL holding config.json, tokenizer.json and model.safetensors, or the three
-   * files. Malformed files reject with an Error naming the file and the tensor or field.
+   * network), a folder URL holding config.json, tokenizer.json and model.safetensors (in Node also
+   * a folder path: absolute, or relative to the working directory when it starts with ./ or ../),
+   * or the three files. Malformed files reject with an Error naming the file and the tensor or
+   * field; JSON nested more than 64 levels deep is refused.
    */
   loadModel(source?: string | URL | ModelFiles): Promise<Model>;
   /** Heap usage, for seeing that dispose() returns memory. */

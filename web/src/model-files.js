@@ -1,8 +1,20 @@
 // Reads the three files of a model folder (config.json, tokenizer.json, model.safetensors) from
 // whatever the caller has: parsed objects, text, bytes, or URLs (http(s): in browsers and
-// workers, file: in Node). One loader for the default model, a URL and a user's files.
+// workers, file: and paths in Node). One loader for the default model, a URL and a user's files.
+// Files are untrusted: JSON is refused when it nests deeper than any real model file does, before
+// a parser or the tokenizer library could recurse that deep and overflow the stack.
 
+import { checkBytes, describe } from './check.js';
 import { inlined } from './inlined.js';
+
+// Real config.json and tokenizer.json files nest 4 to 6 levels deep (a tokenizer's normalizer
+// Sequence of objects holding arrays); the C++ JSON readers apply the same limit.
+export const MAX_JSON_DEPTH = 64;
+
+// Node, where paths are files; checked through getBuiltinModule, which keeps bundlers from seeing
+// a node: import (and is missing before Node 20.16).
+const node = typeof globalThis.process?.getBuiltinModule === 'function' && !globalThis.document
+  ? (name) => globalThis.process.getBuiltinModule(name) : null;
 
 // One literal URL per file, so bundlers see them and ship them as assets. A function, so a classic
 // script (the single-file build, where import.meta.url is empty) never resolves them.
@@ -16,11 +28,11 @@ const defaultModel = () => inlined.model ?? {
 export async function readModelFiles(source) {
   if (source === undefined) source = defaultModel();
   if (typeof source === 'string' || source instanceof URL) {
-    const folder = new URL(String(source).endsWith('/') ? String(source) : `${source}/`, globalThis.location?.href);
+    const folder = folderUrl(String(source));
     source = { config: new URL('config.json', folder), tokenizer: new URL('tokenizer.json', folder), weights: new URL('model.safetensors', folder) };
   }
   if (source === null || typeof source !== 'object') {
-    throw new TypeError(`loadModel takes a folder URL or { config, tokenizer, weights }, got ${source === null ? 'null' : typeof source}`);
+    throw new TypeError(`loadModel takes a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
   }
   for (const key of ['config', 'tokenizer', 'weights']) {
     if (source[key] === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
@@ -28,14 +40,60 @@ export async function readModelFiles(source) {
   // The three reads run at once, but a failure is reported in file order, so the same broken
   // source always gives the same message (Promise.all would report whichever read failed first).
   const results = await Promise.allSettled([
-    readText(source.config, 'config.json').then((text) => (typeof text === 'string' ? text : JSON.stringify(text))),
-    readText(source.tokenizer, 'tokenizer.json').then((text) => (typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text)),
+    readText(source.config, 'config.json').then((text) => (typeof text === 'string' ? text : toJson(text, 'config.json'))),
+    readText(source.tokenizer, 'tokenizer.json').then((text) => checkDepth(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json')),
     readBytes(source.weights, 'model.safetensors'),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   const [config, tokenizer, weights] = results.map((result) => result.value);
   return { config, tokenizer, weights };
+}
+
+/**
+ * The folder a string names: an absolute URL; in a browser also a URL relative to the page; in
+ * Node also a path (absolute, or relative to the working directory when it starts with ./ or ../).
+ */
+function folderUrl(text) {
+  if (text.trim() === '') throw new TypeError('loadModel was given an empty string; give a folder URL or path');
+  if (node) {
+    const path = node('node:path');
+    if (path.isAbsolute(text) || /^\.\.?([/\\]|$)/.test(text)) return node('node:url').pathToFileURL(path.resolve(text) + path.sep);
+  }
+  try {
+    return new URL(text.endsWith('/') ? text : `${text}/`, globalThis.location?.href);
+  } catch {
+    const hint = node ? 'a URL, an absolute path, or a path starting with ./ or ../' : 'a URL';
+    throw new TypeError(`loadModel cannot read a model from ${JSON.stringify(text)}: it is not ${hint}`);
+  }
+}
+
+/** A config given as an object, as JSON text for the C++ reader. */
+function toJson(value, name) {
+  checkDepth(value, name);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    throw new Error(`${name} (given as an object) cannot be written as JSON: ${error.message}`);
+  }
+}
+
+/**
+ * Throws a RangeError naming the file if `value` nests more than MAX_JSON_DEPTH objects or arrays
+ * deep (an object that contains itself never ends, so it is caught too). Iterative: no recursion
+ * to overflow. Returns `value`.
+ */
+export function checkDepth(value, name) {
+  const pending = [[value, 1]];
+  while (pending.length) {
+    const [item, depth] = pending.pop();
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) {
+      throw new RangeError(`${name} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep (or contains itself); real model files nest a few levels`);
+    }
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return value;
 }
 
 function parseJson(text, name) {
@@ -56,17 +114,21 @@ async function readText(value, name) {
 
 async function readBytes(value, name) {
   if (value instanceof URL || typeof value === 'string') return fetchBytes(new URL(value, globalThis.location?.href), name);
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (value instanceof Uint8Array) return value;
-  throw new TypeError(`${name} must be an ArrayBuffer, a Uint8Array or a URL, got ${typeof value}`);
+  if (value === null || typeof value !== 'object') {
+    throw new TypeError(`${name} must be an ArrayBuffer, a Uint8Array or a URL, got ${describe(value)}`);
+  }
+  return checkBytes(name, value);
 }
 
 async function fetchBytes(url, name) {
   if (url.protocol === 'file:') {
-    // Node's fetch cannot read file: URLs. getBuiltinModule keeps bundlers from seeing a node: import.
-    const fs = globalThis.process?.getBuiltinModule?.('node:fs/promises');
-    if (!fs) throw new Error(`cannot read ${name} from ${url}: file: URLs need Node ≥ 20.16`);
-    return new Uint8Array(await fs.readFile(url).catch((error) => {
+    // Node's fetch cannot read file: URLs, and browsers do not let a page fetch them.
+    if (!node) {
+      const why = globalThis.process?.versions?.node ? 'reading file: URLs needs Node ≥ 20.16'
+        : 'a browser cannot fetch file: URLs; serve the page and the model over http(s), or pass the files\' bytes to loadModel';
+      throw new Error(`cannot read ${name} from ${url}: ${why}`);
+    }
+    return new Uint8Array(await node('node:fs/promises').readFile(url).catch((error) => {
       throw new Error(`cannot read ${name} from ${url}: ${error.message}`);
     }));
   }

@@ -1,0 +1,69 @@
+// Defect 3 of issue 11, the JavaScript side: JSON that nests deeper than any real model file,
+// given as text or as an object, is refused by name before a parser or the tokenizer library
+// recurses into it (the C++ side, for config.json text and the safetensors header, is tested in
+// config-files.test.js).
+import { loadEngine } from '../../../web/src/index.js';
+import { MAX_JSON_DEPTH } from '../../../web/src/model-files.js';
+import { BUILDS } from '../helpers.js';
+import { tinyModelFiles } from '../tiny-model.js';
+import { used } from './hostile.js';
+
+/** An object `depth` levels deep: { a: { a: … { a: 1 } } }. */
+function nested(depth) {
+  const root = {};
+  let node = root;
+  for (let i = 1; i < depth; i++) node = node.a = {};
+  node.a = 1;
+  return root;
+}
+
+/** A tokenizer.json whose normalizer is a Sequence of Sequences `depth` deep. */
+function deepTokenizer(depth) {
+  const tokenizer = tinyModelFiles().tokenizer;
+  let normalizer = { type: 'Lowercase' };
+  for (let i = 0; i < depth; i++) normalizer = { type: 'Sequence', normalizers: [normalizer] };
+  return { ...tokenizer, normalizer };
+}
+
+/** The same as text, written directly: JSON.stringify itself cannot go that deep. */
+function deepTokenizerText(depth) {
+  const text = JSON.stringify({ ...tinyModelFiles().tokenizer, normalizer: 'HERE' });
+  const normalizer = '{"type":"Sequence","normalizers":['.repeat(depth) + '{"type":"Lowercase"}' + ']}'.repeat(depth);
+  return text.replace('"HERE"', normalizer);
+}
+
+describe.each(BUILDS)('the %s build', (build, options) => {
+  let engine;
+  beforeAll(async () => { engine = await loadEngine(options); });
+  afterAll(() => engine.dispose());
+
+  test.each([
+    ['tokenizer.json, as an object', (files) => ({ ...files, tokenizer: deepTokenizer(20000) }), 'tokenizer.json'],
+    ['tokenizer.json, as text', (files) => ({ ...files, tokenizer: deepTokenizerText(20000) }), 'tokenizer.json'],
+    ['config.json, as an object', (files) => ({ ...files, config: { ...files.config, hidden_act: nested(20000) } }), 'config.json'],
+  ])('%s nested 20,000 deep is refused by name, with nothing left allocated', async (what, change, file) => {
+    const files = tinyModelFiles();
+    (await engine.loadModel(files)).dispose();
+    const before = used(engine);
+    for (let i = 0; i < 20; i++) {
+      await expect(engine.loadModel(change(files))).rejects.toThrow(
+        `${file} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep (or contains itself)`);
+    }
+    expect(used(engine)).toBe(before);
+  });
+
+  test('a config object that contains itself is refused by name', async () => {
+    const files = tinyModelFiles();
+    const config = { ...files.config };
+    config.task_specific_params = { loop: config };
+    await expect(engine.loadModel({ ...files, config })).rejects.toThrow('config.json nests objects or arrays more than');
+  });
+
+  test(`a tokenizer nested ${MAX_JSON_DEPTH} levels deep still loads`, async () => {
+    const files = tinyModelFiles();
+    // The normalizer sits at depth 2; each Sequence adds two (the object and its array).
+    const model = await engine.loadModel({ ...files, tokenizer: deepTokenizer((MAX_JSON_DEPTH - 3) / 2 | 0) });
+    expect(model.run('the cat').tokens).toEqual(['[CLS]', 'the', 'cat', '[SEP]']);
+    model.dispose();
+  });
+});
