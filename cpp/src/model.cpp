@@ -145,10 +145,12 @@ std::string short_number(double v) {
 // add). Checks x first: finite, and small enough that the kernel's variance cannot overflow. With
 // |x| ≤ M the kernel's deviations are at most 2M and their squares sum to at most 4·d·M², so
 // M ≤ √(FLT_MAX / 8d) keeps that sum within half of FLT_MAX, room for rounding. Past it the
-// variance becomes infinity and the output silently equals beta, which checking the output cannot
-// tell from a real result. The bound costs nothing: it is the same scan as the finiteness check,
-// and it is far above any real activation (2.3e17 at d = 768). Then checks the output, which a
-// huge gamma or beta can still overflow.
+// variance can become infinity, and then the output silently equals beta, which no check of the
+// output can tell from a real result. The bound is sufficient, not necessary (values of 1e19 that
+// differ by little would still fit), but it is far above any real activation (2.3e17 at d = 768),
+// and it costs nothing: it comes from the same scan as the finiteness check. Recomputing the
+// variance here to test it exactly would double the LayerNorm's passes. Then checks the output,
+// which a huge gamma or beta can still overflow.
 void add_norm(const kernels::KernelSet& k, Matrix& x, const Vector& gamma, const Vector& beta, float eps,
               const std::string& where, const char* sum, const char* sum_cause, const char* norm) {
   const size_t n = size_t(x.rows()), d = size_t(x.cols());
@@ -157,8 +159,8 @@ void add_norm(const kernels::KernelSet& k, Matrix& x, const Vector& gamma, const
   const double limit = std::sqrt(double(std::numeric_limits<float>::max()) / (8.0 * double(d)));
   if (largest > limit) {
     throw OverflowError(where + ": the variance in " + norm + " overflowed float32 (its input reaches " +
-                        short_number(largest) + ", above " + short_number(limit) +
-                        ", the largest whose variance over hidden_size = " + std::to_string(d) + " values fits)");
+                        short_number(largest) + "; with hidden_size = " + std::to_string(d) +
+                        " the variance is sure to fit only below " + short_number(limit) + ")");
   }
   k.layer_norm(n, d, x.data(), d, gamma.data(), beta.data(), eps, x.data(), d);
   check_fits(x.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
