@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,22 @@ void check_finite(const char* name, const float* values, size_t size) {
 }
 
 }  // namespace
+
+float largest_magnitude(const float* values, size_t count) {
+  // With the sign bit cleared, the unsigned order of float bit patterns is the order of
+  // magnitudes, with infinity above every finite float and NaN above infinity. An integer maximum
+  // does not depend on the order it is taken in, so the compiler may vectorise this loop (it may
+  // not reorder a float reduction): the check costs a small fraction of the GEMM it follows.
+  uint32_t largest = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    largest = std::max(largest, bits & 0x7fffffffu);
+  }
+  float out;
+  std::memcpy(&out, &largest, sizeof out);
+  return out;
+}
 
 void check_config(const AttentionConfig& c) {
   if (c.d_model < 1) throw std::invalid_argument("d_model must be at least 1, got " + std::to_string(c.d_model));
@@ -96,6 +113,29 @@ void hide_scores(float* row, size_t n, size_t end, const uint8_t* key_mask) {
       if (!key_mask[j]) row[j] = kHidden;
     }
   }
+}
+
+// The cause every attention overflow gives: nothing else feeds the pass.
+constexpr const char* kCause = "the input or the weights are too large";
+
+// The first head with a value that is not finite in m (n, d), head i in columns [i·dh, (i+1)·dh).
+// Only for messages, after a check of all of m failed.
+size_t head_with_overflow(const Matrix& m, size_t dh) {
+  const size_t h = size_t(m.cols()) / dh;
+  for (size_t i = 0; i < h; ++i) {
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+      if (!std::isfinite(largest_magnitude(m.data() + r * m.cols() + i * dh, dh))) return i;
+    }
+  }
+  return h;
+}
+
+// Checks a per-head (n, d) intermediate (Q, K, V, the concatenated head outputs), naming its
+// first bad head on failure.
+void check_heads(const Matrix& m, size_t dh, const char* what) {
+  check_fits(m.data(), size_t(m.size()), [&] {
+    return std::string("attention: ") + what + " of head " + str(head_with_overflow(m, dh));
+  }, kCause);
 }
 
 }  // namespace
@@ -176,6 +216,9 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   k.gemm(n, d, d, x, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), d);
   k.gemm(n, d, d, x, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), d);
   k.gemm(n, d, d, x, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), d);
+  check_heads(t.q, dh, "the queries");
+  check_heads(t.k, dh, "the keys");
+  check_heads(t.v, dh, "the values");
 
   // 2-3. Attention in each head, reading its columns of Q, K, V in place and writing its output
   // straight into its columns of the concatenation. Without a trace every head reuses one (n, n) buffer.
@@ -198,6 +241,15 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
       const size_t seen = config_.causal ? r0 + rows : n;
       k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data(), kernels::panel_stride(dh), nullptr,
              s + r0 * n, n);
+      // Checked before hide_scores writes -infinity: a score that overflowed to -infinity would
+      // otherwise become weight 0 unnoticed. Each query's causal window is checked, not the keys
+      // the block computed beyond it, so the answer does not depend on the block size.
+      const auto describe = [&] { return "attention: the scores of head " + str(i); };
+      if (config_.causal) {
+        for (size_t r = r0; r < r0 + rows; ++r) check_fits(s + r * n, r + 1, describe, kCause);
+      } else {
+        check_fits(s + r0 * n, rows * n, describe, kCause);
+      }
       for (size_t r = r0; r < r0 + rows; ++r) hide_scores(s + r * n, n, config_.causal ? r + 1 : n, key_mask);
       k.softmax(rows, n, s + r0 * n, n, p + r0 * n, n);
       // Hidden keys have weight exactly 0, so the product may stop at `seen`.
@@ -205,9 +257,13 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
              t.concat.data() + r0 * d + i * dh, d);
     }
   }
+  // Finite scores give weights in [0, 1] summing to 1, but a weighted sum of values near the
+  // float32 limit can still round past it.
+  check_heads(t.concat, dh, "the output");
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n, d);
   k.gemm(n, d, d, t.concat.data(), d, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
+  check_fits(t.output.data(), n * d, [] { return std::string("attention: the output projection"); }, kCause);
 }
 
 }  // namespace multihead

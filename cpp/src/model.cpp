@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -127,6 +129,45 @@ Model::Model(const ModelConfig& config, const SafetensorsFile& file) : config_(c
   }
 }
 
+namespace {
+
+// Where an overflow happened, for messages: "embeddings", or "layer l" with l counted from 0 as in
+// the tensor names (encoder.layer.<l>) and the JS API (result.attention(layer, head)).
+std::string layer_name(size_t l) { return "layer " + std::to_string(l); }
+
+std::string short_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", v);
+  return text;
+}
+
+// x (n, d) ← LayerNorm(x), where x has just been formed by `sum` (the embeddings, or a residual
+// add). Checks x first: finite, and small enough that the kernel's variance cannot overflow. With
+// |x| ≤ M the kernel's deviations are at most 2M and their squares sum to at most 4·d·M², so
+// M ≤ √(FLT_MAX / 8d) keeps that sum within half of FLT_MAX, room for rounding. Past it the
+// variance can become infinity, and then the output silently equals beta, which no check of the
+// output can tell from a real result. The bound is sufficient, not necessary (values of 1e19 that
+// differ by little would still fit), but it is far above any real activation (2.3e17 at d = 768),
+// and it costs nothing: it comes from the same scan as the finiteness check. Recomputing the
+// variance here to test it exactly would double the LayerNorm's passes. Then checks the output,
+// which a huge gamma or beta can still overflow.
+void add_norm(const kernels::KernelSet& k, Matrix& x, const Vector& gamma, const Vector& beta, float eps,
+              const std::string& where, const char* sum, const char* sum_cause, const char* norm) {
+  const size_t n = size_t(x.rows()), d = size_t(x.cols());
+  const float largest = largest_magnitude(x.data(), n * d);
+  if (!std::isfinite(largest)) throw OverflowError(where + ": " + sum + " overflowed float32 (" + sum_cause + ")");
+  const double limit = std::sqrt(double(std::numeric_limits<float>::max()) / (8.0 * double(d)));
+  if (largest > limit) {
+    throw OverflowError(where + ": the variance in " + norm + " overflowed float32 (its input reaches " +
+                        short_number(largest) + "; with hidden_size = " + std::to_string(d) +
+                        " the variance is sure to fit only below " + short_number(limit) + ")");
+  }
+  k.layer_norm(n, d, x.data(), d, gamma.data(), beta.data(), eps, x.data(), d);
+  check_fits(x.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
+}
+
+}  // namespace
+
 ModelTrace Model::run(const std::vector<int32_t>& ids) const {
   const int n = int(std::min<size_t>(ids.size(), size_t(kMaxTokens) + 1));
   if (n < 1) throw std::invalid_argument("ids must hold at least 1 token, got 0");
@@ -145,22 +186,36 @@ ModelTrace Model::run(const std::vector<int32_t>& ids) const {
   const float eps = config_.layer_norm_eps;
   ModelTrace trace;
 
+  // Every step below that can overflow float32 is checked right after it (see add_norm). GELU is
+  // not: |GELU(z)| ≤ |z|, so its input's check covers it (tests/cpp/overflow_test.cpp shows both
+  // kernels keep finite values finite).
   Matrix x(n, d);  // (n, d)
   for (int i = 0; i < n; ++i) x.row(i) = word_embeddings_.row(ids[i]) + position_embeddings_.row(i) + token_type0_;
-  k.layer_norm(n, d, x.data(), d, ln_gamma_.data(), ln_beta_.data(), eps, x.data(), d);
+  add_norm(k, x, ln_gamma_, ln_beta_, eps, "embeddings", "the sum of the word, position and token type embeddings",
+           "the embeddings are too large", "embeddings.LayerNorm");
 
   Matrix mlp(n, ff);  // (n, ff)
   Matrix out(n, d);   // (n, d)
-  for (const Block& b : blocks_) {
+  for (size_t l = 0; l < blocks_.size(); ++l) {
+    const Block& b = blocks_[l];
+    const std::string where = layer_name(l);
     trace.inputs.push_back(x);
-    trace.layers.push_back(b.attention.forward(x));
+    try {
+      trace.layers.push_back(b.attention.forward(x));
+    } catch (const OverflowError& e) {
+      throw OverflowError(where + ": " + e.what());
+    }
     x += trace.layers.back().output;  // residual
-    k.layer_norm(n, d, x.data(), d, b.ln1_gamma.data(), b.ln1_beta.data(), eps, x.data(), d);
+    add_norm(k, x, b.ln1_gamma, b.ln1_beta, eps, where, "the residual sum of the layer's input and the attention output",
+             "the attention output is too large", "attention.output.LayerNorm");
     k.gemm(n, ff, d, x.data(), d, b.w1.data.data(), b.w1.panel_stride(), b.b1.data(), mlp.data(), ff);
+    check_fits(mlp.data(), size_t(n) * ff, [&] { return where + ": intermediate.dense"; }, "its input or weights are too large");
     k.gelu(size_t(n) * ff, mlp.data(), mlp.data());
     k.gemm(n, d, ff, mlp.data(), ff, b.w2.data.data(), b.w2.panel_stride(), b.b2.data(), out.data(), d);
+    check_fits(out.data(), size_t(n) * d, [&] { return where + ": output.dense"; }, "its input or weights are too large");
     x += out;  // residual
-    k.layer_norm(n, d, x.data(), d, b.ln2_gamma.data(), b.ln2_beta.data(), eps, x.data(), d);
+    add_norm(k, x, b.ln2_gamma, b.ln2_beta, eps, where, "the residual sum of the MLP's input and output",
+             "the MLP output is too large", "output.LayerNorm");
   }
   trace.hidden = std::move(x);
   return trace;

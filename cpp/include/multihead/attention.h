@@ -5,11 +5,17 @@
 // row-major; likewise K, V and the output projection W_o. Head i uses columns [i·dh, (i+1)·dh).
 //
 // Every bad configuration or input throws std::invalid_argument or std::length_error naming the
-// parameter and its value; limits are checked before anything is allocated.
+// parameter and its value; limits are checked before anything is allocated. Finite inputs and
+// weights can still overflow float32 inside the pass (weights of 3e38, or x of 1e20, whose scores
+// pass 3.4e38): that throws OverflowError naming the step, rather than return weights that do not
+// sum to 1.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "multihead/matrix.h"
@@ -22,6 +28,27 @@ constexpr int kMaxTokens = 4096;
 constexpr size_t kMaxForwardBytes = size_t{1} << 30;
 // Upper bound on d_model: four (d, d) weight matrices must fit comfortably in a 2 GB WASM heap.
 constexpr int kMaxDModel = 4096;
+
+// A step of a forward pass computed a value float32 cannot hold (infinite, or NaN from ∞ − ∞)
+// from finite inputs and weights. what() is "<where>: <step> overflowed float32 (<cause>)".
+class OverflowError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The largest magnitude among values (count): infinity or NaN if one of them is not finite.
+float largest_magnitude(const float* values, size_t count);
+
+// Throws OverflowError(describe() + " overflowed float32 (" + cause + ")") if one of values
+// (count) is infinite or NaN. describe() names where and which step, e.g. "attention: the scores
+// of head 1"; it runs only on failure, so a passing check builds no string. Forward passes check
+// each intermediate with this after the kernel that made it: kernels never validate.
+template <class Describe>
+void check_fits(const float* values, size_t count, Describe&& describe, const char* cause) {
+  if (!std::isfinite(largest_magnitude(values, count))) {
+    throw OverflowError(describe() + " overflowed float32 (" + cause + ")");
+  }
+}
 
 struct AttentionConfig {
   int d_model = 0;
@@ -57,6 +84,9 @@ class MultiHeadAttention {
   MultiHeadAttention(const AttentionConfig& config, AttentionWeights weights);
 
   // x (n, d) row-major, flattened; key_mask (n) with nonzero = visible, or empty for all visible.
+  // Every forward throws OverflowError if Q, K, V, a head's scores (those of each query's causal
+  // window, checked before masking so an overflow to -infinity is not taken for a hidden key),
+  // a head's output or the output is not finite. Heads are counted from 0.
   AttentionTrace forward(const std::vector<float>& x, int n_tokens,
                          const std::vector<uint8_t>& key_mask = {}) const;
   // x (n, d): one token per row.
