@@ -1,12 +1,13 @@
 // The page's controller: one state object, the controls that change it, the worker that computes,
 // and the one view on screen. It asks the worker for a new result when the sentence or the toy
 // settings change (debounced, never more than one request in flight) and redraws the view
-// otherwise. The drawing itself is web/src/views; the computing is worker.js.
+// otherwise. The drawing itself is web/src/views; the computing is worker.js. The URL's hash holds the state both ways: the page
+// keeps it up to date, and a hash changed by a link or by hand is applied as a new state.
 import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
-import { readUrlState, urlHash } from './url-state.js';
+import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
 import { download, embedSnippets } from './share.js';
 
 const EXAMPLES = [
@@ -31,7 +32,7 @@ const state = {
   view: 'grid', // a key of VIEWS
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
   head: 0, // a head index, or 'all' (lines view only)
-  toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 },
+  toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 }, // as the toy controls' defaults in index.html
   result: null, // the worker's answer for the current inputs
   asked: 0, // numbers every change of the inputs; an answer to an older number is dropped
   busy: false, // a request is in flight
@@ -87,9 +88,11 @@ function request() {
   state.busy = true;
   state.stale = false;
   document.body.dataset.state = 'busy';
-  state.slowTimer = setTimeout(() => status(`Working on ${text.length.toLocaleString('en')} characters…`), SLOW);
+  state.slowTimer = setTimeout(() => status(`Working on ${count(text.length)} characters…`), SLOW);
   worker.postMessage({ id: state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
 }
+
+const count = (n) => n.toLocaleString('en');
 
 function render() {
   const r = state.result;
@@ -117,17 +120,32 @@ function shownLayer() {
   return Math.min(state.layer, (state.result?.layers.length ?? state.info?.numLayers ?? 1) - 1);
 }
 
-/** Mirrors the state into the URL, so the address bar always links to what is on screen. */
+/**
+ * Mirrors the state into the URL, so the address bar always links to what is on screen.
+ * replaceState fires no hashchange: the page never reads back its own writes.
+ */
 function keepInUrl() {
   const { mode, view, layer, head, toy } = state;
-  history.replaceState(null, '', urlHash({ sentence: controls.sentence.value, mode, view, layer, head, toy }));
+  const sentence = controls.sentence.value;
+  history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy }));
+  const note = $('link-notice');
+  note.hidden = sentence.length <= MAX_SENTENCE;
+  note.textContent = note.hidden ? '' : `This text is too long to share by link: it has ${count(sentence.length)} ` +
+    `characters, and the address bar and Embed keep only the first ${count(MAX_SENTENCE)}.`;
 }
 
-/** Applies a state read from the URL before anything runs. */
-function applyUrlState({ sentence, mode, view, layer, head, toy }) {
+/**
+ * Sets the controls and the state to what a URL hash asks for. What the hash leaves out stays as
+ * it is, so an in-page link such as #view=steps keeps the sentence. Runs nothing; returns whether
+ * the inputs (the sentence, the mode or the toy layer) changed, which needs a new result.
+ */
+function applyUrlState(hash) {
+  const { sentence, mode, view, layer, head, toy } = readUrlState(hash);
+  const inputs = () => JSON.stringify([controls.sentence.value, state.mode, state.toy]);
+  const before = inputs();
   if (sentence !== undefined) controls.sentence.value = sentence;
   if (toy) {
-    // A size the page does not offer keeps the control as it was; readToy then checks the rest.
+    // A size the page does not offer keeps the control as it was; readToyControls then checks the rest.
     const offer = (select, value) => {
       if ([...select.options].some((option) => option.value === String(value))) select.value = String(value);
     };
@@ -135,12 +153,24 @@ function applyUrlState({ sentence, mode, view, layer, head, toy }) {
     if (toy.numHeads !== undefined) offer(controls.toyHeads, toy.numHeads);
     if (toy.causal !== undefined) controls.toyCausal.checked = toy.causal;
     if (toy.seed !== undefined) controls.toySeed.value = String(toy.seed);
-    readToy();
+    readToyControls();
   }
-  if (mode) choose('mode', mode); // nothing runs yet: the worker is not ready
-  if (view) choose('view', view);
+  for (const [group, value] of [['mode', mode], ['view', view]]) {
+    if (value === undefined) continue;
+    document.querySelector(`input[name="${group}"][value="${value}"]`).checked = true;
+    state[group] = value;
+  }
+  $('toy-controls').hidden = state.mode !== 'toy';
   if (layer !== undefined) state.layer = layer;
   if (head !== undefined) state.head = head;
+  return inputs() !== before;
+}
+
+/** A hash changed by a link, by hand or by Back: applied as a new state. */
+function onHashChange() {
+  if (!applyUrlState(location.hash)) return render();
+  state.result = null; // the view on screen no longer matches the inputs
+  request();
 }
 
 /** The view called `name`, created on first use; the previous one is destroyed. */
@@ -219,24 +249,30 @@ function debounce(fn, ms) {
   };
 }
 
-function readToy() {
+/** Reads the toy controls into state.toy; returns false (and marks the seed) when the seed is not valid. */
+function readToyControls() {
   const seed = Number(controls.toySeed.value);
   const valid = controls.toySeed.value !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff;
   controls.toySeed.setAttribute('aria-invalid', String(!valid));
   $('toy-seed-error').hidden = valid;
-  if (!valid) return;
+  if (!valid) return false;
   const dModel = Number(controls.toyD.value);
   // Only head counts that divide d_model are offered.
   for (const option of controls.toyHeads.options) option.disabled = dModel % Number(option.value) !== 0;
   let numHeads = Number(controls.toyHeads.value);
   if (dModel % numHeads !== 0) controls.toyHeads.value = String((numHeads = 1));
   state.toy = { dModel, numHeads, causal: controls.toyCausal.checked, seed };
+  return true;
+}
+
+function readToy() {
+  if (!readToyControls()) return;
   state.result = null;
   request();
 }
 
 function start() {
-  applyUrlState(readUrlState(location.hash));
+  applyUrlState(location.hash); // nothing runs yet: the worker is not ready
   const style = document.createElement('style');
   style.textContent = `:root { ${palette('light')} }\n@media (prefers-color-scheme: dark) { :root { ${palette('dark')} } }\n${VIEWS_CSS}`;
   document.head.append(style);
@@ -264,17 +300,22 @@ function start() {
   for (const input of [controls.toyD, controls.toyHeads, controls.toyCausal]) input.addEventListener('change', readToy);
   controls.toySeed.addEventListener('input', debounce(readToy, TYPING_DELAY));
   window.addEventListener('resize', debounce(render, 150));
+  window.addEventListener('hashchange', onHashChange);
   wireSharing();
 }
 
 function wireSharing() {
   const dialog = $('embed-dialog');
   $('embed').addEventListener('click', () => {
-    const { iframe, element } = embedSnippets({
+    const { iframe, element, notes } = embedSnippets({
       sentence: controls.sentence.value, view: state.view, layer: shownLayer(), head: state.head, toy: state.mode === 'toy',
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;
+    for (const kind of ['iframe', 'element']) {
+      $(`embed-${kind}-note`).textContent = notes[kind];
+      $(`embed-${kind}-note`).hidden = notes[kind] === '';
+    }
     dialog.showModal();
   });
   for (const button of dialog.querySelectorAll('[data-copy]')) {
