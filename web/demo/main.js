@@ -1,7 +1,8 @@
 // The page's controller: one state object, the controls that change it, the worker that computes,
 // and the one view on screen. It asks the worker for a new result when the sentence or the toy
 // settings change (debounced, never more than one request in flight) and redraws the view
-// otherwise. The drawing itself is web/src/views; the computing is worker.js. The URL's hash holds the state both ways: the page
+// otherwise. The drawing itself is web/src/views; the computing is worker.js, behind a time limit
+// and a Cancel button (limited-worker.js). The URL's hash holds the state both ways: the page
 // keeps it up to date, and a hash changed by a link or by hand is applied as a new state.
 import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
@@ -9,6 +10,7 @@ import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
 import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
 import { download, embedSnippets } from './share.js';
+import { LimitedWorker, Stopped } from './limited-worker.js';
 
 const EXAMPLES = [
   'The cat sat on the mat because it was tired.',
@@ -18,7 +20,7 @@ const EXAMPLES = [
   'Le chat 🐈 dort sur le tapis.',
 ];
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
-const SLOW = 300; // ms before a run in flight is reported (long pastes take seconds to tokenize)
+const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
 
 const $ = (id) => document.getElementById(id);
 const controls = {
@@ -36,14 +38,13 @@ const state = {
   result: null, // the worker's answer for the current inputs
   asked: 0, // numbers every change of the inputs; an answer to an older number is dropped
   busy: false, // a request is in flight
-  slowTimer: 0, // reports a request that takes long
+  slowTimer: 0, // reports a request that takes long, and offers to cancel it
   stale: false, // the inputs changed while busy: ask again when it answers
   current: null, // { name, view, root } on screen
 };
 
-const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-worker.onmessage = ({ data }) => (data.type === 'ready' ? onReady(data.info) : onAnswer(data));
-worker.onerror = (event) => showError(`The worker failed: ${event.message ?? 'unknown error'}`);
+const worker = new LimitedWorker(() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+worker.ready.then(onReady, (error) => showError(error.message));
 
 function onReady(info) {
   state.info = info;
@@ -52,9 +53,7 @@ function onReady(info) {
 }
 
 function onAnswer(answer) {
-  if (answer.id === undefined) return showError(answer.message); // the worker could not start
-  state.busy = false;
-  clearTimeout(state.slowTimer);
+  settled();
   if (state.stale) return request();
   if (answer.id !== state.asked) return; // the inputs changed since (the field was emptied)
   if (answer.type === 'error') return showError(`That sentence could not be run: ${answer.message}`);
@@ -88,11 +87,50 @@ function request() {
   state.busy = true;
   state.stale = false;
   document.body.dataset.state = 'busy';
-  state.slowTimer = setTimeout(() => status(`Working on ${count(text.length)} characters…`), SLOW);
-  worker.postMessage({ id: state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
+  state.slowTimer = setTimeout(() => {
+    status(`Working on ${count(text.length)} characters…`);
+    $('cancel').hidden = false;
+  }, SLOW);
+  const id = state.asked;
+  worker.run({ id, text, toy: state.mode === 'toy' ? { ...state.toy } : null }, text.length)
+    .then(onAnswer, (error) => onStopped(error, id, text.length));
+}
+
+/** The request in flight has ended, one way or another. */
+function settled() {
+  state.busy = false;
+  clearTimeout(state.slowTimer);
+  const cancel = $('cancel');
+  // The button disappears under the keyboard's focus: give the focus to the sentence it was about.
+  if (document.activeElement === cancel) controls.sentence.focus();
+  cancel.hidden = true;
+}
+
+/** A request ended without an answer: over its time limit, cancelled, or the worker failed. */
+function onStopped(error, id, characters) {
+  settled();
+  if (!(error instanceof Stopped)) return showError(error.message);
+  if (state.stale) return request(); // the inputs changed meanwhile: the fresh worker runs them
+  if (id !== state.asked) return; // the field was emptied since
+  state.result = null;
+  state.current?.view.destroy();
+  state.current = null;
+  $('view').replaceChildren();
+  $('tokens').replaceChildren();
+  notice('');
+  keepInUrl();
+  if (error.reason === 'time') {
+    showError(`Stopped after ${seconds(error.limit)}: tokenizing this text took too long (the page allows ` +
+      `${seconds(error.limit)} for ${count(characters)} characters), as a tokenizer with a pathological pattern can. ` +
+      'The page restarted its worker; the sentence is kept: change it to try again.');
+  } else {
+    status(`Cancelled after ${seconds(error.ms)}. The page restarted its worker; the sentence is kept: change it to run it again.`);
+    document.body.dataset.state = 'cancelled';
+  }
 }
 
 const count = (n) => n.toLocaleString('en');
+const seconds = (ms) => `${ms < 10000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 
 function render() {
   const r = state.result;
@@ -301,6 +339,11 @@ function start() {
   controls.toySeed.addEventListener('input', debounce(readToy, TYPING_DELAY));
   window.addEventListener('resize', debounce(render, 150));
   window.addEventListener('hashchange', onHashChange);
+  const cancel = () => worker.cancel(); // settles the request: onStopped says so
+  $('cancel').addEventListener('click', cancel);
+  controls.sentence.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && worker.busy) cancel();
+  });
   wireSharing();
 }
 
