@@ -51,18 +51,11 @@ async function waitForView(page, text, view, title) {
   [tokens.join('\u0001'), view, title], { timeout: 20000 });
 }
 
-test('a hash changed after load, by an in-page link, by hand or by Back, is applied as a new state', async () => {
+test('a hash changed after load, by hand, by an in-page link or by Back, is applied as a new state', async () => {
   const first = 'The nation will not forget.';
   const { page, problems } = await open(link({ sentence: first, view: 'head', layer: '3', head: '4' }));
   await waitForView(page, first, 'head', 'Layer 3, head 4');
   const entries = await page.evaluate(() => history.length);
-
-  // The explanation's links are presets: they change the view and keep the sentence.
-  await page.getByRole('link', { name: 'layer 2 head 4' }).click();
-  await waitForView(page, first, 'head', 'Layer 2, head 4');
-  await page.getByRole('link', { name: 'Four steps' }).click();
-  await waitForView(page, first, 'steps', null);
-  await expect(page.locator('.mh-steps li').count()).resolves.toBe(4);
 
   // The address bar, edited by hand: a new sentence, view, layer and head.
   const second = 'She gave him the book.';
@@ -73,23 +66,30 @@ test('a hash changed after load, by an in-page link, by hand or by Back, is appl
   // The page writes its whole state back into that entry without adding one.
   expect(await hashFields(page)).toEqual({ sentence: second, view: 'head', mode: 'model', layer: '1', head: '3' });
 
+  // The explanation's links are presets: they change the view and keep the sentence.
+  await page.getByRole('link', { name: 'layer 2 head 4' }).click();
+  await waitForView(page, second, 'head', 'Layer 2, head 4');
+  await page.getByRole('link', { name: 'Four steps' }).click();
+  await waitForView(page, second, 'steps', null);
+  await expect(page.locator('.mh-steps li').count()).resolves.toBe(4);
+
   // Back goes through the links' entries to the first one.
   await page.goBack();
-  await waitForView(page, first, 'steps', null);
+  await waitForView(page, second, 'head', 'Layer 2, head 4');
   await page.goBack();
-  await waitForView(page, first, 'head', 'Layer 2, head 4');
+  await waitForView(page, second, 'head', 'Layer 1, head 3');
   await page.goBack();
   await waitForView(page, first, 'head', 'Layer 3, head 4');
   expect(await hashFields(page)).toEqual({ sentence: first, view: 'head', mode: 'model', layer: '3', head: '4' });
 
   // Typing and choosing keep updating the one entry, without a hashchange fighting them.
   await page.goForward();
-  await waitForView(page, first, 'head', 'Layer 2, head 4');
-  await page.fill('#sentence', second);
-  await waitForView(page, second, 'head', 'Layer 2, head 4');
+  await waitForView(page, second, 'head', 'Layer 1, head 3');
+  await page.fill('#sentence', first);
+  await waitForView(page, first, 'head', 'Layer 1, head 3');
   await page.selectOption('#head', { value: '0' });
-  await expect(page.locator('.mh-head-title').textContent()).resolves.toBe('Layer 2, head 1');
-  expect(await hashFields(page)).toEqual({ sentence: second, view: 'head', mode: 'model', layer: '2', head: '1' });
+  await expect(page.locator('.mh-head-title').textContent()).resolves.toBe('Layer 1, head 1');
+  expect(await hashFields(page)).toEqual({ sentence: first, view: 'head', mode: 'model', layer: '1', head: '1' });
   expect(await page.evaluate(() => history.length)).toBe(entries + 3);
 
   // A link to the toy layer switches to it with its settings.
@@ -115,8 +115,8 @@ test('a 1 MB paste is drawn, its link holds the first 2000 characters, and the p
   const { href, sentence } = await page.evaluate(() => ({
     href: location.href.length, sentence: new URLSearchParams(location.hash.slice(1)).get('sentence'),
   }));
-  expect(sentence).toBe(text.slice(0, 2000));
-  expect(href).toBeLessThan(3000);
+  // Lengths, not the text: a failure would print a megabyte.
+  expect([sentence.length, text.startsWith(sentence), href < 3000]).toEqual([2000, true, true]);
   await expect(page.locator('#link-notice').isVisible()).resolves.toBe(true);
   await expect(page.locator('#link-notice').textContent()).resolves.toBe('This text is too long to share by link: it has ' +
     '1,000,000 characters, and the address bar and Embed keep only the first 2,000.');
@@ -138,7 +138,10 @@ async function embed(page, name) {
   await page.click('#embed');
   await page.locator('#embed-dialog').waitFor({ state: 'visible' });
   const shown = await page.evaluate(() => {
-    const note = (id) => (document.getElementById(id).hidden ? '' : document.getElementById(id).textContent);
+    const note = (id) => {
+      const e = document.getElementById(id);
+      return e && !e.hidden ? e.textContent : '';
+    };
     const iframe = document.getElementById('embed-iframe').value;
     const element = document.getElementById('embed-element').value;
     // What a browser reads from the snippets: HTML parsed as a page would parse it.
@@ -160,7 +163,7 @@ test('Embed says when its snippets keep 2,000 of a 2,666-character sentence', as
   const { page, problems } = await open();
   const text = 'The cat sat on the mat. '.repeat(112).slice(0, 2666);
   await page.fill('#sentence', text);
-  await page.waitForFunction(() => document.body.dataset.state === 'ready' && new URLSearchParams(location.hash.slice(1)).get('sentence')?.length === 2000);
+  await waitForView(page, text, 'grid', null);
   const shown = await embed(page, 'page-embed-too-long');
   expect(shown).toEqual({
     iframeNote: 'A link holds at most 2,000 characters: the iframe shows the first 2,000 of this sentence\'s 2,666 characters.',
@@ -187,7 +190,7 @@ test('the element snippet parses back to the sentence, but for U+0000 and lone s
     field.value = s;
     field.dispatchEvent(new Event('input'));
   }, sentence);
-  await page.waitForFunction(() => document.body.dataset.state === 'ready' && new URLSearchParams(location.hash.slice(1)).get('sentence')?.includes('lone'));
+  await waitForView(page, sentence, 'grid', null);
   const shown = await embed(page, 'page-embed-nul');
   expect(shown).toEqual({
     iframeNote: 'A URL cannot hold a lone surrogate (half of an emoji\'s UTF-16 pair): the iframe shows U+FFFD (�) for the one in the sentence.',
