@@ -4,6 +4,8 @@
 // Every element on a page shares one engine and one instance of each model. It runs the model on
 // the main thread: a tutorial-sized sentence takes a few milliseconds, and the page's own worker
 // would need a second file to host, which some authors cannot serve. It is for browsers only.
+// On the main thread nothing can stop a tokenizer that never returns (a hostile tokenizer.json):
+// the loader's pattern check and the 2000-character cap below are its only defences.
 import { loadEngine } from './engine.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
