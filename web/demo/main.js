@@ -1,13 +1,16 @@
 // The page's controller: one state object, the controls that change it, the worker that computes,
 // and the one view on screen. It asks the worker for a new result when the sentence or the toy
 // settings change (debounced, never more than one request in flight) and redraws the view
-// otherwise. The drawing itself is web/src/views; the computing is worker.js.
+// otherwise. The drawing itself is web/src/views; the computing is worker.js, behind a time limit
+// and a Cancel button (limited-worker.js). The URL's hash holds the state both ways: the page
+// keeps it up to date, and a hash changed by a link or by hand is applied as a new state.
 import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
-import { readUrlState, urlHash } from './url-state.js';
+import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
 import { download, embedSnippets } from './share.js';
+import { LimitedWorker, Stopped } from './limited-worker.js';
 
 const EXAMPLES = [
   'The cat sat on the mat because it was tired.',
@@ -17,7 +20,7 @@ const EXAMPLES = [
   'Le chat 🐈 dort sur le tapis.',
 ];
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
-const SLOW = 300; // ms before a run in flight is reported (long pastes take seconds to tokenize)
+const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
 
 const $ = (id) => document.getElementById(id);
 const controls = {
@@ -31,18 +34,17 @@ const state = {
   view: 'grid', // a key of VIEWS
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
   head: 0, // a head index, or 'all' (lines view only)
-  toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 },
+  toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 }, // as the toy controls' defaults in index.html
   result: null, // the worker's answer for the current inputs
   asked: 0, // numbers every change of the inputs; an answer to an older number is dropped
   busy: false, // a request is in flight
-  slowTimer: 0, // reports a request that takes long
+  slowTimer: 0, // reports a request that takes long, and offers to cancel it
   stale: false, // the inputs changed while busy: ask again when it answers
   current: null, // { name, view, root } on screen
 };
 
-const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-worker.onmessage = ({ data }) => (data.type === 'ready' ? onReady(data.info) : onAnswer(data));
-worker.onerror = (event) => showError(`The worker failed: ${event.message ?? 'unknown error'}`);
+const worker = new LimitedWorker(() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+worker.ready.then(onReady, (error) => showError(error.message));
 
 function onReady(info) {
   state.info = info;
@@ -51,9 +53,7 @@ function onReady(info) {
 }
 
 function onAnswer(answer) {
-  if (answer.id === undefined) return showError(answer.message); // the worker could not start
-  state.busy = false;
-  clearTimeout(state.slowTimer);
+  settled();
   if (state.stale) return request();
   if (answer.id !== state.asked) return; // the inputs changed since (the field was emptied)
   if (answer.type === 'error') return showError(`That sentence could not be run: ${answer.message}`);
@@ -87,9 +87,50 @@ function request() {
   state.busy = true;
   state.stale = false;
   document.body.dataset.state = 'busy';
-  state.slowTimer = setTimeout(() => status(`Working on ${text.length.toLocaleString('en')} characters…`), SLOW);
-  worker.postMessage({ id: state.asked, text, toy: state.mode === 'toy' ? { ...state.toy } : null });
+  state.slowTimer = setTimeout(() => {
+    status(`Working on ${count(text.length)} characters…`);
+    $('cancel').hidden = false;
+  }, SLOW);
+  const id = state.asked;
+  worker.run({ id, text, toy: state.mode === 'toy' ? { ...state.toy } : null }, text.length)
+    .then(onAnswer, (error) => onStopped(error, id, text.length));
 }
+
+/** The request in flight has ended, one way or another. */
+function settled() {
+  state.busy = false;
+  clearTimeout(state.slowTimer);
+  const cancel = $('cancel');
+  // The button disappears under the keyboard's focus: give the focus to the sentence it was about.
+  if (document.activeElement === cancel) controls.sentence.focus();
+  cancel.hidden = true;
+}
+
+/** A request ended without an answer: over its time limit, cancelled, or the worker failed. */
+function onStopped(error, id, characters) {
+  settled();
+  if (!(error instanceof Stopped)) return showError(error.message);
+  if (state.stale) return request(); // the inputs changed meanwhile: the fresh worker runs them
+  if (id !== state.asked) return; // the field was emptied since
+  state.result = null;
+  state.current?.view.destroy();
+  state.current = null;
+  $('view').replaceChildren();
+  $('tokens').replaceChildren();
+  notice('');
+  keepInUrl();
+  if (error.reason === 'time') {
+    showError(`Stopped after ${seconds(error.limit)}: tokenizing this text took too long (the page allows ` +
+      `${seconds(error.limit)} for ${count(characters)} characters), as a tokenizer with a pathological pattern can. ` +
+      'The page restarted its worker; the sentence is kept: change it to try again.');
+  } else {
+    status(`Cancelled after ${seconds(error.ms)}. The page restarted its worker; the sentence is kept: change it to run it again.`);
+    document.body.dataset.state = 'cancelled';
+  }
+}
+
+const count = (n) => n.toLocaleString('en');
+const seconds = (ms) => `${ms < 10000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 
 function render() {
   const r = state.result;
@@ -117,17 +158,32 @@ function shownLayer() {
   return Math.min(state.layer, (state.result?.layers.length ?? state.info?.numLayers ?? 1) - 1);
 }
 
-/** Mirrors the state into the URL, so the address bar always links to what is on screen. */
+/**
+ * Mirrors the state into the URL, so the address bar always links to what is on screen.
+ * replaceState fires no hashchange: the page never reads back its own writes.
+ */
 function keepInUrl() {
   const { mode, view, layer, head, toy } = state;
-  history.replaceState(null, '', urlHash({ sentence: controls.sentence.value, mode, view, layer, head, toy }));
+  const sentence = controls.sentence.value;
+  history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy }));
+  const note = $('link-notice');
+  note.hidden = sentence.length <= MAX_SENTENCE;
+  note.textContent = note.hidden ? '' : `This text is too long to share by link: it has ${count(sentence.length)} ` +
+    `characters, and the address bar and Embed keep only the first ${count(MAX_SENTENCE)}.`;
 }
 
-/** Applies a state read from the URL before anything runs. */
-function applyUrlState({ sentence, mode, view, layer, head, toy }) {
+/**
+ * Sets the controls and the state to what a URL hash asks for. What the hash leaves out stays as
+ * it is, so an in-page link such as #view=steps keeps the sentence. Runs nothing; returns whether
+ * the inputs (the sentence, the mode or the toy layer) changed, which needs a new result.
+ */
+function applyUrlState(hash) {
+  const { sentence, mode, view, layer, head, toy } = readUrlState(hash);
+  const inputs = () => JSON.stringify([controls.sentence.value, state.mode, state.toy]);
+  const before = inputs();
   if (sentence !== undefined) controls.sentence.value = sentence;
   if (toy) {
-    // A size the page does not offer keeps the control as it was; readToy then checks the rest.
+    // A size the page does not offer keeps the control as it was; readToyControls then checks the rest.
     const offer = (select, value) => {
       if ([...select.options].some((option) => option.value === String(value))) select.value = String(value);
     };
@@ -135,12 +191,24 @@ function applyUrlState({ sentence, mode, view, layer, head, toy }) {
     if (toy.numHeads !== undefined) offer(controls.toyHeads, toy.numHeads);
     if (toy.causal !== undefined) controls.toyCausal.checked = toy.causal;
     if (toy.seed !== undefined) controls.toySeed.value = String(toy.seed);
-    readToy();
+    readToyControls();
   }
-  if (mode) choose('mode', mode); // nothing runs yet: the worker is not ready
-  if (view) choose('view', view);
+  for (const [group, value] of [['mode', mode], ['view', view]]) {
+    if (value === undefined) continue;
+    document.querySelector(`input[name="${group}"][value="${value}"]`).checked = true;
+    state[group] = value;
+  }
+  $('toy-controls').hidden = state.mode !== 'toy';
   if (layer !== undefined) state.layer = layer;
   if (head !== undefined) state.head = head;
+  return inputs() !== before;
+}
+
+/** A hash changed by a link, by hand or by Back: applied as a new state. */
+function onHashChange() {
+  if (!applyUrlState(location.hash)) return render();
+  state.result = null; // the view on screen no longer matches the inputs
+  request();
 }
 
 /** The view called `name`, created on first use; the previous one is destroyed. */
@@ -219,24 +287,30 @@ function debounce(fn, ms) {
   };
 }
 
-function readToy() {
+/** Reads the toy controls into state.toy; returns false (and marks the seed) when the seed is not valid. */
+function readToyControls() {
   const seed = Number(controls.toySeed.value);
   const valid = controls.toySeed.value !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff;
   controls.toySeed.setAttribute('aria-invalid', String(!valid));
   $('toy-seed-error').hidden = valid;
-  if (!valid) return;
+  if (!valid) return false;
   const dModel = Number(controls.toyD.value);
   // Only head counts that divide d_model are offered.
   for (const option of controls.toyHeads.options) option.disabled = dModel % Number(option.value) !== 0;
   let numHeads = Number(controls.toyHeads.value);
   if (dModel % numHeads !== 0) controls.toyHeads.value = String((numHeads = 1));
   state.toy = { dModel, numHeads, causal: controls.toyCausal.checked, seed };
+  return true;
+}
+
+function readToy() {
+  if (!readToyControls()) return;
   state.result = null;
   request();
 }
 
 function start() {
-  applyUrlState(readUrlState(location.hash));
+  applyUrlState(location.hash); // nothing runs yet: the worker is not ready
   const style = document.createElement('style');
   style.textContent = `:root { ${palette('light')} }\n@media (prefers-color-scheme: dark) { :root { ${palette('dark')} } }\n${VIEWS_CSS}`;
   document.head.append(style);
@@ -264,17 +338,27 @@ function start() {
   for (const input of [controls.toyD, controls.toyHeads, controls.toyCausal]) input.addEventListener('change', readToy);
   controls.toySeed.addEventListener('input', debounce(readToy, TYPING_DELAY));
   window.addEventListener('resize', debounce(render, 150));
+  window.addEventListener('hashchange', onHashChange);
+  const cancel = () => worker.cancel(); // settles the request: onStopped says so
+  $('cancel').addEventListener('click', cancel);
+  controls.sentence.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && worker.busy) cancel();
+  });
   wireSharing();
 }
 
 function wireSharing() {
   const dialog = $('embed-dialog');
   $('embed').addEventListener('click', () => {
-    const { iframe, element } = embedSnippets({
+    const { iframe, element, notes } = embedSnippets({
       sentence: controls.sentence.value, view: state.view, layer: shownLayer(), head: state.head, toy: state.mode === 'toy',
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;
+    for (const kind of ['iframe', 'element']) {
+      $(`embed-${kind}-note`).textContent = notes[kind];
+      $(`embed-${kind}-note`).hidden = notes[kind] === '';
+    }
     dialog.showModal();
   });
   for (const button of dialog.querySelectorAll('[data-copy]')) {

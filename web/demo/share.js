@@ -1,22 +1,71 @@
 // The page's Embed dialog and downloads: snippets that reproduce the view on screen, and files of
 // its attention (web/src/views/export.js draws them). It reads the state main.js passes in and
-// changes none of it.
+// changes none of it. A snippet says what of the sentence it could not carry: a link and the
+// element hold 2000 characters, and HTML cannot hold U+0000 or a lone surrogate at all.
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../src/views/export.js';
+import { MAX_SENTENCE, linkedSentence } from './url-state.js';
 
-/** Text safe inside an HTML attribute or element. */
+// Lone surrogates (half of a UTF-16 pair): with the u flag, a whole pair is one code point and does not match.
+const LONE_SURROGATE = /[\ud800-\udfff]/gu;
+
+/**
+ * Text safe inside a double-quoted HTML attribute or an element. CR is escaped too: the parser
+ * turns a raw CR (and CR LF) into LF, but keeps &#13; as CR.
+ */
 function escapeHtml(text) {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text.replace(/[&<>"'\r]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The iframe and the element that show what is on screen. */
-export function embedSnippets({ sentence, view, layer, head, toy }) {
-  const title = `multihead: the attention of “${sentence}”`;
-  const iframe = `<iframe src="${escapeHtml(location.href)}" title="${escapeHtml(title)}" width="100%" height="720" loading="lazy"></iframe>`;
+/**
+ * `text` without what no HTML attribute can hold, and a list of what was left out. The parser
+ * turns U+0000 into U+FFFD, raw or as &#0;, and a lone surrogate cannot be written in UTF-8
+ * (&#xD800; gives U+FFFD too).
+ */
+function forHtml(text) {
+  const nul = text.split('\0').length - 1;
+  const lone = text.match(LONE_SURROGATE)?.length ?? 0;
+  const left = [];
+  if (nul > 0) left.push(`${nul} U+0000 (NUL)`);
+  if (lone > 0) left.push(`${lone} lone surrogate${lone > 1 ? 's' : ''} (half of an emoji's UTF-16 pair)`);
+  return { text: text.replaceAll('\0', '').replace(LONE_SURROGATE, ''), left: left.join(' and ') };
+}
+
+/** A short, plain excerpt of the sentence for the iframe's title. */
+function excerpt(sentence) {
+  const plain = forHtml(sentence).text.replace(/\s+/g, ' ').trim();
+  const points = [...plain];
+  return points.length <= 60 ? plain : `${points.slice(0, 60).join('')}…`;
+}
+
+/**
+ * The iframe and the element that show what is on screen (the iframe's link is `href`, the
+ * page's own URL), with a note for each on what of the sentence it leaves out ('' when nothing).
+ */
+export function embedSnippets({ sentence, view, layer, head, toy, href = location.href }) {
+  const linked = linkedSentence(sentence);
+  const cut = linked.length < sentence.length
+    ? `the first ${MAX_SENTENCE.toLocaleString('en')} of this sentence's ${sentence.length.toLocaleString('en')} characters`
+    : '';
+  const title = `multihead: the attention of “${excerpt(sentence)}”`;
+  const iframe = `<iframe src="${escapeHtml(href)}" title="${escapeHtml(title)}" width="100%" height="720" loading="lazy"></iframe>`;
+  const lone = linked.match(LONE_SURROGATE)?.length ?? 0;
+  const notes = {
+    iframe: [
+      cut && `A link holds at most ${MAX_SENTENCE.toLocaleString('en')} characters: the iframe shows ${cut}.`,
+      lone > 0 && `A URL cannot hold a lone surrogate (half of an emoji's UTF-16 pair): the iframe shows U+FFFD (�) for ${lone === 1 ? 'the one' : `the ${lone}`} in the sentence.`,
+    ].filter(Boolean).join(' '),
+    element: '',
+  };
   const heads = view === 'lines' && head === 'all' ? 'all' : String(head === 'all' ? 1 : head + 1);
-  if (toy) return { iframe, element: 'The element shows the model\'s attention, not the toy layer: switch to "the model" for its snippet.' };
+  if (toy) return { iframe, element: 'The element shows the model\'s attention, not the toy layer: switch to "the model" for its snippet.', notes };
+  const html = forHtml(linked);
+  notes.element = [
+    cut && `The element takes at most ${MAX_SENTENCE.toLocaleString('en')} characters: this snippet holds ${cut}.`,
+    html.left && `HTML cannot hold some of its characters in an attribute: the snippet leaves out ${html.left}.`,
+  ].filter(Boolean).join(' ');
   const element = `<script type="module">import 'multihead/element';</script>\n` +
-    `<multihead-view sentence="${escapeHtml(sentence)}" view="${view}" layer="${layer + 1}" head="${heads}"></multihead-view>`;
-  return { iframe, element };
+    `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}" layer="${layer + 1}" head="${heads}"></multihead-view>`;
+  return { iframe, element, notes };
 }
 
 /** The figure of layer `layer` of `result` for view `view`: the heads on screen, or all of them. */

@@ -2,18 +2,28 @@
 // #sentence=The+cat+sat.&view=head&layer=2&head=3 (layer and head counted from 1, as on the page;
 // head=all for every head in the lines view). In the toy mode the toy layer's settings follow:
 // &mode=toy&d=16&heads=4&causal=1&seed=7. Values that make no sense are ignored, not errors:
-// a link typed by hand should still open the page.
+// a link typed by hand should still open the page. A link holds at most the first 2000
+// characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
+// is six million characters once percent-encoded.
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
-const MAX_SENTENCE = 2000; // characters kept from a link
+export const MAX_SENTENCE = 2000; // characters of sentence a link holds
+
+/** The part of `sentence` a link holds: at most MAX_SENTENCE characters, never half an emoji. */
+export function linkedSentence(sentence) {
+  if (sentence.length <= MAX_SENTENCE) return sentence;
+  const last = sentence.charCodeAt(MAX_SENTENCE - 1);
+  // Cutting after the first half of a surrogate pair would leave a lone one, which a URL turns into U+FFFD.
+  return sentence.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_SENTENCE - 1 : MAX_SENTENCE);
+}
 
 /** The state a URL hash asks for: only the fields it gives, each checked. */
 export function readUrlState(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const state = {};
   const sentence = params.get('sentence');
-  if (sentence !== null) state.sentence = sentence.slice(0, MAX_SENTENCE);
+  if (sentence !== null) state.sentence = linkedSentence(sentence);
   if (Object.hasOwn(VIEWS, params.get('view') ?? '')) state.view = params.get('view');
   if (MODES.includes(params.get('mode'))) state.mode = params.get('mode');
   const layer = counted(params.get('layer'));
@@ -38,9 +48,9 @@ function toySettings(params) {
   return toy;
 }
 
-/** The hash for a state: what readUrlState reads back. */
+/** The hash for a state: what readUrlState reads back (the sentence cut as linkedSentence cuts it). */
 export function urlHash({ sentence, view, mode, layer, head, toy }) {
-  const params = new URLSearchParams({ sentence, view, mode, layer: String(layer + 1) });
+  const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
     params.set('d', String(toy.dModel));

@@ -6,7 +6,7 @@
 // - layer: from 1 (default 1); head: from 1 (default 1), or in the lines view a list such as "1, 3", or "all";
 // - model: a folder URL holding config.json, tokenizer.json and model.safetensors (default: the package's model);
 // - theme: light (default), dark, or auto (follows the system);
-// - height: a CSS length, or a number of pixels; the view scrolls inside it.
+// - height: a CSS length, or a number of pixels, at most 100000 pixels; the view scrolls inside it.
 // Every element on a page shares one engine and one instance of each model.
 //
 // Events (CustomEvent, bubbling out of the shadow root, except error). layer and head count from
@@ -17,7 +17,8 @@
 // - headselect { layer, head } when a head of the grid is chosen; unless cancelled, the element
 //   then shows that head (it sets view="head" and head);
 // - error { message } when the model cannot load or run, an attribute is invalid, or the sentence is
-//   over 2000 characters (also shown in the element; this one does not bubble).
+//   over 2000 characters (also shown in the element; this one does not bubble). It fires once per
+//   problem: redrawing, or another attribute changing while the problem stays, does not repeat it.
 // The sentence attribute and the element's text are both watched.
 
 export interface MultiheadViewEventMap {

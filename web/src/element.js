@@ -4,6 +4,8 @@
 // Every element on a page shares one engine and one instance of each model. It runs the model on
 // the main thread: a tutorial-sized sentence takes a few milliseconds, and the page's own worker
 // would need a second file to host, which some authors cannot serve. It is for browsers only.
+// On the main thread nothing can stop a tokenizer that never returns (a hostile tokenizer.json):
+// the loader's pattern check and the 2000-character cap below are its only defences.
 import { loadEngine } from './engine.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
@@ -15,6 +17,9 @@ const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'theme', 'heig
 // Characters of sentence the element runs. The model keeps 64 tokens anyway, and tokenizing a
 // long paste on the main thread would freeze the host page for seconds.
 const MAX_SENTENCE = 2000;
+// The tallest frame the element draws. Browsers accept lengths such as 1e20px and clamp them
+// silently; a taller view than this is a typo, not a layout.
+const MAX_HEIGHT = 100000;
 
 const ELEMENT_CSS = `
 :host { display: block; ${palette('light')} }
@@ -28,6 +33,7 @@ const ELEMENT_CSS = `
   background: var(--mh-bg); font: 14px/1.4 system-ui, sans-serif; color-scheme: inherit; }
 .status { margin: 0 0 6px; color: var(--mh-muted); font-size: 13px; }
 .status:empty { display: none; }
+.probe { position: absolute; visibility: hidden; width: 0; }
 :host([data-state="error"]) .status { color: var(--mh-warn); }
 `;
 
@@ -59,10 +65,13 @@ export class MultiheadView extends HTMLElement {
     asked: 0, // numbers every computation; an older one's answer is dropped
     scheduled: false,
     width: 0, // the frame's width at the last drawing
+    reported: null, // the message of the last error event, until the element is ready or empty again
   };
   #dom;
+  // Only a drawn view follows the width: an element showing an error or still loading has nothing
+  // to redraw (redrawing a bad attribute would only fail, and report it, again).
   #resize = new ResizeObserver(() => {
-    if (this.#dom.frame.clientWidth !== this.#state.width) this.#draw();
+    if (this.#state.status === 'ready' && this.#dom.frame.clientWidth !== this.#state.width) this.#draw();
   });
   // The sentence may be the element's text, which can arrive or change after it is connected.
   #text = new MutationObserver(() => {
@@ -77,10 +86,12 @@ export class MultiheadView extends HTMLElement {
     const status = el('p', 'status', 'Loading the attention engine…');
     status.setAttribute('role', 'status');
     const view = el('div', 'view');
+    // Resolves a height attribute to pixels (em, vh, calc()…) without touching the frame.
+    const probe = el('div', 'probe');
     const frame = el('div', 'frame');
-    frame.append(status, view);
+    frame.append(status, view, probe);
     root.append(style, frame);
-    this.#dom = { frame, status, view };
+    this.#dom = { frame, status, view, probe };
   }
 
   connectedCallback() {
@@ -185,7 +196,7 @@ export class MultiheadView extends HTMLElement {
     if (!r || !this.isConnected) return;
     let choice;
     try {
-      choice = readChoice(this, r.layers.length, r.layers[0].numHeads);
+      choice = readChoice(this, r.layers.length, r.layers[0].numHeads, (css) => this.#pixels(css));
     } catch (error) {
       return this.#fail(error.message);
     }
@@ -202,6 +213,15 @@ export class MultiheadView extends HTMLElement {
     }
     this.#state.width = this.#dom.frame.clientWidth; // after drawing, which may add a scrollbar
     this.#emit('render', { tokens: r.tokens.slice(), view, layer: layer + 1, heads: heads.map((h) => h + 1) });
+  }
+
+  /** The height `css` gives, in pixels. */
+  #pixels(css) {
+    const { probe } = this.#dom;
+    probe.style.height = css;
+    const pixels = Number.parseFloat(getComputedStyle(probe).height);
+    probe.style.height = '';
+    return pixels;
   }
 
   #viewFor(name) {
@@ -247,6 +267,7 @@ export class MultiheadView extends HTMLElement {
 
   #show(status, text) {
     this.#state.status = status;
+    if (status === 'ready' || status === 'empty') this.#state.reported = null;
     this.dataset.state = status;
     this.#dom.status.textContent = text;
     if (status !== 'ready') {
@@ -256,8 +277,12 @@ export class MultiheadView extends HTMLElement {
     }
   }
 
+  // One event per distinct problem: a later attempt that meets the same one (the sentence changed
+  // but view="bogus" is still there) shows it again but does not report it again.
   #fail(message) {
     this.#show('error', `multihead: ${message}`);
+    if (this.#state.reported === message) return;
+    this.#state.reported = message;
     this.#emit('error', { message }, { bubbles: false }); // a bubbling 'error' would reach window.onerror
   }
 }
@@ -268,8 +293,11 @@ function modelSource(value) {
   return text === '' || text === 'default' ? undefined : text;
 }
 
-/** The view, layer, heads (from 0) and height the attributes ask for; throws naming a bad one. */
-function readChoice(element, layers, heads) {
+/**
+ * The view, layer, heads (from 0) and height the attributes ask for; throws naming a bad one.
+ * `pixels(css)` resolves a CSS height to pixels.
+ */
+function readChoice(element, layers, heads, pixels) {
   const view = element.getAttribute('view') ?? 'grid';
   if (!Object.hasOwn(VIEWS, view)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
   const layer = counted(element, 'layer', element.getAttribute('layer') ?? '1', layers);
@@ -278,7 +306,7 @@ function readChoice(element, layers, heads) {
     ? Array.from({ length: heads }, (_, h) => h)
     : headText.split(/[\s,]+/).map((part) => counted(element, 'head', part, heads));
   if (list.length > 1 && view !== 'lines') throw new RangeError(`several heads ("${headText}") need view="lines"; the ${view} view shows one`);
-  return { view, layer, heads: list, height: readHeight(element.getAttribute('height')) };
+  return { view, layer, heads: list, height: readHeight(element.getAttribute('height'), pixels) };
 }
 
 function counted(element, name, text, count) {
@@ -290,10 +318,13 @@ function counted(element, name, text, count) {
 }
 
 /** A height attribute as CSS: a number is pixels; absent is "as tall as the view". */
-function readHeight(value) {
+function readHeight(value, pixels) {
   if (value === null || value.trim() === '') return '';
-  const text = /^\s*\d+(\.\d+)?\s*$/.test(value) ? `${value.trim()}px` : value.trim();
+  const text = /^\s*(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? `${Number(value)}px` : value.trim();
   if (!CSS.supports('height', text)) throw new RangeError(`height must be a CSS length such as 400 or 30em, got "${value}"`);
+  if (!(pixels(text) <= MAX_HEIGHT)) {
+    throw new RangeError(`height must be at most ${MAX_HEIGHT} pixels (a number, or a CSS length such as 30em), got "${value}"`);
+  }
   return text;
 }
 

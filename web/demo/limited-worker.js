@@ -1,0 +1,119 @@
+// A Web Worker with a time limit on each request: the page's defence against a run that never
+// ends. The worker tokenizes with whatever tokenizer.json the model brings, and a hostile one (a
+// Split pattern such as (a+)+$ on 'aaa…a!') can backtrack for ever inside one call. Such a worker
+// cannot be interrupted, only terminated, so a request over its limit, or one the user cancels,
+// terminates the worker and starts a fresh one (which loads the engine and the model again).
+// It knows the page's protocol (one { type: 'ready', info } message, then one answer per
+// request's id) and nothing of the model; it runs one request at a time and queues none.
+
+/**
+ * The time limit for a text of `characters` characters, in ms: 10 s, plus 10 s per million
+ * characters. The slowest honest text measured, 1 MB of unknown 99-letter words, took 1.0 s in
+ * the page's worker on a 2-core VM; ordinary 1 MB pastes took 0.3–0.9 s.
+ */
+export function timeLimit(characters) {
+  return 10000 + Math.ceil(characters / 100);
+}
+
+/** Why a request ended without an answer: reason 'time' (over its limit) or 'cancel'. */
+export class Stopped extends Error {
+  constructor(reason, ms, limit) {
+    super(reason === 'time' ? `stopped at the time limit of ${limit} ms` : `cancelled after ${Math.round(ms)} ms`);
+    this.name = 'Stopped';
+    this.reason = reason;
+    this.ms = ms; // how long the request had run
+    this.limit = limit;
+  }
+}
+
+export class LimitedWorker {
+  #create;
+  #limit;
+  #worker = null;
+  #ready = null; // Promise<info>: the current worker has loaded the model
+  #pending = null; // { id, resolve, reject, limit, start, timer }: the request in flight
+
+  /**
+   * `create()` makes the worker (it is called again after each stop); `limit(size)` gives a
+   * request's time limit in ms from the size run() is given.
+   */
+  constructor(create, { limit = timeLimit } = {}) {
+    this.#create = create;
+    this.#limit = limit;
+    this.#start();
+  }
+
+  /** Resolves to the first worker's info; rejects when it cannot load. */
+  get ready() {
+    return this.#ready;
+  }
+
+  /** A request is in flight (or waits for a fresh worker to load). */
+  get busy() {
+    return this.#pending !== null;
+  }
+
+  /**
+   * Sends `message` (with an `id`) once the worker is ready; resolves to the worker's answer to
+   * that id. Rejects with Stopped when the request exceeds limit(size) or is cancelled, and with
+   * an Error when the worker cannot load or fails.
+   */
+  run(message, size) {
+    if (this.#pending) return Promise.reject(new Error('LimitedWorker runs one request at a time'));
+    return new Promise((resolve, reject) => {
+      const pending = { id: message.id, resolve, reject, limit: this.#limit(size), start: 0, timer: 0 };
+      this.#pending = pending;
+      this.#ready.then(() => {
+        if (this.#pending !== pending) return; // cancelled while a fresh worker was loading
+        pending.start = performance.now();
+        // The clock starts at posting: loading a fresh worker does not count against the text.
+        pending.timer = setTimeout(() => this.#stop('time'), pending.limit);
+        this.#worker.postMessage(message);
+      }, (error) => this.#settle(pending)?.reject(error));
+    });
+  }
+
+  /** Stops the request in flight, if there is one: its worker is terminated and a fresh one started. */
+  cancel() {
+    if (this.#pending) this.#stop('cancel');
+  }
+
+  #start() {
+    const worker = this.#create();
+    this.#worker = worker;
+    this.#ready = new Promise((resolve, reject) => {
+      worker.onmessage = ({ data }) => {
+        if (data.type === 'ready') resolve(data.info);
+        else if (data.id === undefined) reject(new Error(data.message)); // it could not load
+        else if (data.id === this.#pending?.id) this.#settle(this.#pending).resolve(data);
+      };
+      worker.onerror = (event) => {
+        const error = new Error(`The worker failed: ${event.message ?? 'unknown error'}`);
+        reject(error);
+        // A worker that failed during a request may be broken: start afresh for the next one.
+        const pending = this.#settle(this.#pending);
+        if (pending) {
+          worker.terminate();
+          this.#start();
+          pending.reject(error);
+        }
+      };
+    });
+    this.#ready.catch(() => {}); // run() and the page's own ready handler report it
+  }
+
+  /** Ends `pending` if it is still the request in flight; returns it, or null. */
+  #settle(pending) {
+    if (!pending || this.#pending !== pending) return null;
+    clearTimeout(pending.timer);
+    this.#pending = null;
+    return pending;
+  }
+
+  #stop(reason) {
+    const pending = this.#settle(this.#pending);
+    this.#worker.terminate();
+    this.#start();
+    pending.reject(new Stopped(reason, pending.start ? performance.now() - pending.start : 0, pending.limit));
+  }
+}
