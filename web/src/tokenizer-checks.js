@@ -5,10 +5,12 @@
 // missing field with a message about `undefined`. Here every field the library reads to produce
 // ids is checked, and an error names the field and its value as given.
 //
-// It checks structure and ids, not behaviour; whether ids fit the model is known only once
-// config.json is read (checkVocabularySize).
+// It checks structure and ids, not behaviour: whether a regex is safe to run is tokenizer-regex.js's
+// question (patterns are collected here and checked once the library has compiled them), and
+// whether ids fit the model is known only once config.json is read (checkVocabularySize).
 
 import { describe } from './check.js';
+import { regexHazard } from './tokenizer-regex.js';
 
 const MODEL_TYPES = ['BPE', 'Unigram', 'WordLevel', 'WordPiece'];
 const PARTS = ['normalizer', 'pre_tokenizer', 'model', 'post_processor', 'decoder'];
@@ -39,6 +41,27 @@ export function checkTokenizerJson(json) {
   walkSteps(json.pre_tokenizer, 'pre_tokenizer', 'pretokenizers', patterns);
   walkSteps(json.decoder, 'decoder', 'decoders', patterns);
   return { largest, patterns };
+}
+
+/** Refuses any collected regex that can take exponential time; run after the library compiled them. */
+export function checkPatterns(patterns) {
+  for (const { field, source } of patterns) {
+    let hazard;
+    try {
+      hazard = regexHazard(source);
+    } catch (error) {
+      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: it could not be checked for patterns that take exponential time (${error.message})`);
+    }
+    if (hazard) {
+      const why = {
+        nested: 'repeats a group that holds a quantifier',
+        overlap: 'repeats alternatives that can start with the same character',
+        backreference: 'is a backreference',
+      }[hazard.kind];
+      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: ${clip(hazard.fragment, 60)} ${why}, ` +
+        'which can take exponential time to match some text');
+    }
+  }
 }
 
 /** Throws if the largest id of checkTokenizerJson's answer does not fit config.json's vocab_size. */

@@ -3,11 +3,12 @@
 // so an unknown word shows as itself (marked unknown) rather than as [UNK].
 //
 // A tokenizer.json is untrusted input: it is checked field by field before the library reads it
-// (tokenizer-checks.js), and its ids against the model's vocabulary size once config.json is read.
+// (tokenizer-checks.js), its regexes are refused if they can hang the page (tokenizer-regex.js),
+// and its ids are checked against the model's vocabulary size once config.json is read.
 //
 // The tokenizer library is imported when the first model loads, not with the package: code that
 // only uses attention layers never needs it (nor, unbundled in a browser, an import map for it).
-import { checkTokenizerJson, checkVocabularySize } from './tokenizer-checks.js';
+import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './tokenizer-checks.js';
 
 /** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
 export async function loadTokenizer(tokenizerJson) {
@@ -31,6 +32,7 @@ export class TextTokenizer {
     } catch (error) {
       throw new Error(`tokenizer.json could not be read: ${error.message}`);
     }
+    checkPatterns(checked.patterns);
     this.#largest = checked.largest;
     this.#unkId = this.#tokenizer.model.unk_token_id;
     // [CLS], [SEP] and the like; not [UNK], which stands for a word of the text.

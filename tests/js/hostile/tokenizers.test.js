@@ -1,8 +1,10 @@
-// Hostile tokenizer.json files (issue 11, defect 5), loaded as a user would, with the default
-// model's config and weights, on both builds:
+// Hostile tokenizer.json files (issue 11, defects 4 and 5), loaded as a user would, with the
+// default model's config and weights, on both builds:
 // - defect 5: ids that the library would pass on changed (2³²+6, 1.5, "7", ≥ vocab_size, an added
 //   token or a post-processor disagreeing with the vocabulary) are refused at load, by field, and
 //   missing or malformed fields get a message naming them instead of the library's TypeError;
+// - defect 4: regexes that can backtrack for ever are refused at load, in every place the library
+//   compiles one, while the patterns of real tokenizers still load;
 // - a soak: 1,000 refused loads leave the WASM heap as it was.
 // Every test but those marked "still" fails on the code before these checks.
 import { loadEngine } from '../../../web/src/index.js';
@@ -165,6 +167,59 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       expect(r.tokens).toHaveLength(r.ids.length);
       expect(Math.min(...r.ids)).toBeGreaterThanOrEqual(0);
       expect(Math.max(...r.ids)).toBeLessThan(loaded.vocabSize);
+      loaded.dispose();
+    });
+  });
+
+  describe('defect 4: regexes that can backtrack for ever are refused at load', () => {
+    const refused = (fragment, why) => `is refused: ${fragment} ${why}, which can take exponential time to match some text`;
+    const NESTED = 'repeats a group that holds a quantifier';
+    const OVERLAP = 'repeats alternatives that can start with the same character';
+
+    test('a Split pre-tokenizer of (a+)+$ is refused, naming the field and the pattern', async () => {
+      const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: '(a+)+$' }; });
+      await expect(engine.loadModel(files)).rejects.toThrow(
+        `tokenizer.json ${SPLIT}.pattern.Regex "(a+)+$" is refused: (a+)+ repeats a group that holds a quantifier, which can take exponential time to match some text`);
+    });
+
+    test.each([
+      ['the Split pre-tokenizer in a Sequence', (t, regex) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; }, SPLIT],
+      ['a Split pre-tokenizer on its own', (t, regex) => { t.pre_tokenizer = { type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false }; }, 'pre_tokenizer'],
+      ['a Replace pre-tokenizer', (t, regex) => { t.pre_tokenizer.pretokenizers.push({ type: 'Replace', pattern: { Regex: regex }, content: ' ' }); }, 'pre_tokenizer.pretokenizers[2]'],
+      ['a Replace normalizer in a Sequence', (t, regex) => { t.normalizer.normalizers.push({ type: 'Replace', pattern: { Regex: regex }, content: '' }); }, 'normalizer.normalizers[2]'],
+      ['a Replace normalizer on its own', (t, regex) => { t.normalizer = { type: 'Replace', pattern: { Regex: regex }, content: '' }; }, 'normalizer'],
+      ['a Replace decoder in a Sequence', (t, regex) => { t.decoder = { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { Regex: regex }, content: '' }] }; }, 'decoder.decoders[0]'],
+    ])('in %s, a nested quantifier is refused', async (_, place, field) => {
+      const files = withTokenizer((t) => { place(t, '(\\w+\\s?)+$'); });
+      await expect(engine.loadModel(files)).rejects.toThrow(`tokenizer.json ${field}.pattern.Regex "(\\\\w+\\\\s?)+$" ${refused('(\\w+\\s?)+', NESTED)}`);
+    });
+
+    test.each([
+      ['(a|ab)+$', '(a|ab)+', OVERLAP],
+      ['(?:\\s|\\p{L})+!', '(?:\\s|\\p{L})+', OVERLAP],
+      ['(?i:a|A)+$', '(?i:a|A)+', OVERLAP],
+      ['\\p{N}{1,3}+$', '\\p{N}{1,3}+', NESTED],
+      ['(a?){25}a{25}', '(a?){25}', NESTED],
+      ['(.*a){12}', '(.*a){12}', NESTED],
+      ['(?:x(?:a|ab))+$', '(?:x(?:a|ab))+', OVERLAP],
+      ['(a)\\1+', '\\1', 'is a backreference'],
+      ['(?<w>a)\\k<w>', '\\k<w>', 'is a backreference'],
+    ])('%s is refused', async (regex, fragment, why) => {
+      const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; });
+      await expect(engine.loadModel(files)).rejects.toThrow(`${JSON.stringify(regex)} is refused: ${fragment} ${why}`);
+    });
+
+    test.each([
+      ['GPT-2', "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"],
+      ['cl100k and Llama 3', "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+      ['o200k', "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+      ['BLOOM', ' ?[^(\\s|[.,!?…。，、।۔،])]+'],
+      ['the default model', '\\p{L}+|\\p{N}+|[^\\p{L}\\p{N}]'],
+      ['a repeated choice of distinct characters', '(?:ab|c|\\n)+|\\p{L}+'],
+    ])('still loads the pattern of %s and tokenizes with it', async (_, regex) => {
+      const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; });
+      const loaded = await engine.loadModel(files);
+      expect(loaded.run('The cat sat on the mat.').tokens.join('')).toContain('cat');
       loaded.dispose();
     });
   });
