@@ -1,6 +1,7 @@
 // Text → token ids with the model's tokenizer.json, through @huggingface/tokenizers (the one
-// tokenizer path for every model family). Also recovers each token's original text for display,
-// so an unknown word shows as itself (marked unknown) rather than as [UNK].
+// tokenizer path for every model family), and each token's label: the slice of the text as typed
+// that it came from (tokenizer-spans.js), so "CAT" stays "CAT" and an unknown word shows as itself,
+// marked unknown, rather than as [UNK].
 //
 // A tokenizer.json is untrusted input: it is checked field by field before the library reads it
 // (tokenizer-checks.js), its regexes are refused if they can hang the page (tokenizer-regex.js),
@@ -9,6 +10,7 @@
 // The tokenizer library is imported when the first model loads, not with the package: code that
 // only uses attention layers never needs it (nor, unbundled in a browser, an import map for it).
 import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './tokenizer-checks.js';
+import { TokenSpans } from './tokenizer-spans.js';
 
 /** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
 export async function loadTokenizer(tokenizerJson) {
@@ -19,8 +21,8 @@ export async function loadTokenizer(tokenizerJson) {
 
 export class TextTokenizer {
   #tokenizer;
+  #spans;
   #unkId;
-  #specialIds;
   #largest;
 
   constructor(Tokenizer, tokenizerJson, checked) {
@@ -35,8 +37,7 @@ export class TextTokenizer {
     checkPatterns(checked.patterns);
     this.#largest = checked.largest;
     this.#unkId = this.#tokenizer.model.unk_token_id;
-    // [CLS], [SEP] and the like; not [UNK], which stands for a word of the text.
-    this.#specialIds = new Set(tokenizerJson.added_tokens.filter((t) => t.special && t.id !== this.#unkId).map((t) => t.id));
+    this.#spans = new TokenSpans(this.#tokenizer, tokenizerJson);
   }
 
   /** Throws if an id of the tokenizer is outside a vocabulary of `vocabSize` (config.json's). */
@@ -44,15 +45,19 @@ export class TextTokenizer {
     checkVocabularySize(this.#largest, vocabSize);
   }
 
-  /** { ids, tokens, unknown }: tokens are display text, unknown marks ids that are the unknown token. */
+  /**
+   * { ids, tokens, unknown, spans }: the library's ids; tokens as labels, each the slice of `text`
+   * at its span, or the token's own text where it has none (the post-processor's [CLS], [SEP]…);
+   * unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null.
+   */
   encode(text) {
     const { ids, tokens } = this.#tokenizer.encode(text);
-    const words = this.#tokenizer.pre_tokenizer?.pre_tokenize_text(text) ?? [];
-    const ordinary = ids.filter((id) => !this.#specialIds.has(id)).length;
-    // A word-level vocabulary gives one id per pre-token: then each id's original text is known.
-    const aligned = ordinary === words.length;
-    let word = 0;
-    const shown = ids.map((id, i) => (this.#specialIds.has(id) || !aligned ? tokens[i] : words[word++]));
-    return { ids, tokens: shown, unknown: ids.map((id) => id === this.#unkId) };
+    const spans = this.#spans.spans(text, tokens) ?? tokens.map(() => null);
+    return {
+      ids,
+      tokens: tokens.map((token, i) => (spans[i] ? text.slice(spans[i][0], spans[i][1]) : token)),
+      unknown: ids.map((id) => id === this.#unkId),
+      spans,
+    };
   }
 }

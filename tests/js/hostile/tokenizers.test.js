@@ -1,10 +1,12 @@
-// Hostile tokenizer.json files (issue 11, defects 4 and 5), loaded as a user would, with the
+// Hostile tokenizer.json files (issue 11, defects 4, 5 and 7), loaded as a user would, with the
 // default model's config and weights, on both builds:
 // - defect 5: ids that the library would pass on changed (2³²+6, 1.5, "7", ≥ vocab_size, an added
 //   token or a post-processor disagreeing with the vocabulary) are refused at load, by field, and
 //   missing or malformed fields get a message naming them instead of the library's TypeError;
 // - defect 4: regexes that can backtrack for ever are refused at load, in every place the library
 //   compiles one, while the patterns of real tokenizers still load;
+// - defect 7: labels are the text as typed, for decomposed (NFD) text, word pieces and byte-level
+//   BPE, with the library's ids unchanged;
 // - a soak: 1,000 refused loads leave the WASM heap as it was.
 // Every test but those marked "still" fails on the code before these checks.
 import { loadEngine } from '../../../web/src/index.js';
@@ -161,11 +163,11 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       ['bert-base-uncased (BertNormalizer, ## pieces)', bertUncasedTokenizer],
       ['Llama 2 (Prepend, Replace, byte fallback)', llamaTokenizer],
       ['T5 (Unigram, Precompiled, Metaspace)', t5Tokenizer],
-    ])('still loads a tokenizer in the layout of %s', async (_, make) => {
+    ])('still loads a tokenizer in the layout of %s, and labels its tokens with the text', async (_, make) => {
       const loaded = await engine.loadModel(tinyModelFor(make()));
       const r = loaded.run('The cat sat on the mat.');
-      expect(r.tokens).toHaveLength(r.ids.length);
-      expect(Math.min(...r.ids)).toBeGreaterThanOrEqual(0);
+      const added = ['[CLS]', '[SEP]', '<s>', '</s>', 'Ġ', '▁']; // the post-processor's, and an inserted prefix space
+      expect(r.tokens.filter((t) => !added.includes(t)).join('').replace(/ /g, '')).toBe('Thecatsatonthemat.');
       expect(Math.max(...r.ids)).toBeLessThan(loaded.vocabSize);
       loaded.dispose();
     });
@@ -221,6 +223,42 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       const loaded = await engine.loadModel(files);
       expect(loaded.run('The cat sat on the mat.').tokens.join('')).toContain('cat');
       loaded.dispose();
+    });
+  });
+
+  describe('defect 7: labels are the text as typed, whatever the normalisation', () => {
+    test('decomposed (NFD) text keeps its capitals and its accent, and only the accented word is unknown', () => {
+      const nfd = model.run('The CAT sat on the cafe\u0301.');
+      expect(nfd.tokens).toEqual(['[CLS]', 'The', 'CAT', 'sat', 'on', 'the', 'cafe\u0301', '.', '[SEP]']);
+      expect(nfd.unknown).toEqual([false, false, false, false, false, false, true, false, false]);
+      const nfc = model.run('The CAT sat on the caf\u00e9.');
+      expect(nfc.tokens[6]).toBe('caf\u00e9');
+      // The ids are the library's, as before: those of the lowercase NFC text.
+      expect(Array.from(nfd.ids)).toEqual(Array.from(model.run('the cat sat on the caf\u00e9.').ids));
+      expect(Array.from(nfc.ids)).toEqual(Array.from(nfd.ids));
+    });
+
+    test('word pieces show the typed text without ##: JUMPING is JUMP, ING', async () => {
+      const files = withTokenizer((t) => {
+        delete t.model.vocab.regardless;
+        t.model.vocab['##ing'] = 5999;
+      });
+      const pieces = await engine.loadModel(files);
+      const r = pieces.run('JUMPING jumping');
+      expect(r.tokens).toEqual(['[CLS]', 'JUMP', 'ING', 'jump', 'ing', '[SEP]']);
+      expect(Array.from(r.ids)).toEqual([2, 4000, 5999, 4000, 5999, 3]);
+      pieces.dispose();
+    });
+
+    test('a byte-level BPE labels every token with the text it came from, spaces included', async () => {
+      const gpt2 = await engine.loadModel(tinyModelFor(gpt2Tokenizer()));
+      const text = 'The CAT sat on the cafe\u0301 🦓.';
+      const r = gpt2.run(text);
+      // The accent's two bytes and the emoji's four are tokens of their own, each showing its character.
+      expect(r.tokens).toEqual(['The', ' C', 'A', 'T', ' sat', ' on', ' the', ' c', 'a', 'f', 'e', '\u0301', '\u0301', ' ',
+        '🦓', '🦓', '🦓', '🦓', '.']);
+      expect(r.unknown.every((u) => !u)).toBe(true);
+      gpt2.dispose();
     });
   });
 
