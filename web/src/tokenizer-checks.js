@@ -55,7 +55,7 @@ export function checkPatterns(patterns) {
     if (hazard) {
       const why = {
         nested: 'repeats a group that holds a quantifier',
-        overlap: 'repeats alternatives that can start with the same character',
+        overlap: 'repeats alternatives that may start with the same character', // or that cannot be told apart here
         backreference: 'is a backreference',
       }[hazard.kind];
       fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: ${clip(hazard.fragment, 60)} ${why}, ` +

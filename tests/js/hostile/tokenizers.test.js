@@ -176,7 +176,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   describe('defect 4: regexes that can backtrack for ever are refused at load', () => {
     const refused = (fragment, why) => `is refused: ${fragment} ${why}, which can take exponential time to match some text`;
     const NESTED = 'repeats a group that holds a quantifier';
-    const OVERLAP = 'repeats alternatives that can start with the same character';
+    const OVERLAP = 'repeats alternatives that may start with the same character';
 
     test('a Split pre-tokenizer of (a+)+$ is refused, naming the field and the pattern', async () => {
       const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: '(a+)+$' }; });
