@@ -22,10 +22,17 @@ export class Model {
 /** What Model.run returns: plain JavaScript data, valid after dispose(). */
 export class ModelResult {
   private constructor();
-  /** Each token's text as typed (special tokens as themselves), one per position. */
+  /**
+   * One label per position: the slice of the text the token came from, as typed, whatever the
+   * tokenizer's normalizer does ("CAT" for the id of "cat", "ING" for the piece "##ing", " cat"
+   * with its space for GPT-2's "Ġcat"). Tokens split from one character (a byte-level model's
+   * bytes of an emoji) each show that character; tokens the tokenizer adds ([CLS], [SEP], <s>) show
+   * as themselves.
+   */
   readonly tokens: string[];
+  /** The tokenizer's ids, as @huggingface/tokenizers gives them. */
   readonly ids: Int32Array;
-  /** True where the token is not in the vocabulary (its id is the unknown token's). */
+  /** True where the text is not in the vocabulary (the token's id is the unknown token's, [UNK]). */
   readonly unknown: boolean[];
   /** True when the text had more tokens than the model's positions. */
   readonly truncated: boolean;

@@ -25,8 +25,16 @@ export class Model {
 
   /** @internal */
   static async create(module, files, onDispose) {
+    // The tokenizer is checked first, so a bad one fails before any weight is loaded; its ids can be
+    // checked against the vocabulary only once the native model has read config.json.
     const tokenizer = await loadTokenizer(files.tokenizer);
     const native = orThrow(module.loadModel(files.config, files.weights));
+    try {
+      tokenizer.checkVocabularySize(module.modelConfig(native).vocabSize);
+    } catch (error) {
+      native.delete(); // a refused model leaves nothing in WASM memory
+      throw error;
+    }
     return new Model(module, native, tokenizer, onDispose);
   }
 

@@ -1,42 +1,63 @@
 // Text → token ids with the model's tokenizer.json, through @huggingface/tokenizers (the one
-// tokenizer path for every model family). Also recovers each token's original text for display,
-// so an unknown word shows as itself (marked unknown) rather than as [UNK].
+// tokenizer path for every model family), and each token's label: the slice of the text as typed
+// that it came from (tokenizer-spans.js), so "CAT" stays "CAT" and an unknown word shows as itself,
+// marked unknown, rather than as [UNK].
+//
+// A tokenizer.json is untrusted input: it is checked field by field before the library reads it
+// (tokenizer-checks.js), its regexes are refused if they can hang the page (tokenizer-regex.js),
+// and its ids are checked against the model's vocabulary size once config.json is read.
 //
 // The tokenizer library is imported when the first model loads, not with the package: code that
 // only uses attention layers never needs it (nor, unbundled in a browser, an import map for it).
+import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './tokenizer-checks.js';
+import { TokenSpans } from './tokenizer-spans.js';
 
-/** Reads tokenizer.json; resolves to a TextTokenizer. */
+/** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
 export async function loadTokenizer(tokenizerJson) {
+  const checked = checkTokenizerJson(tokenizerJson);
   const { Tokenizer } = await import('@huggingface/tokenizers');
-  return new TextTokenizer(Tokenizer, tokenizerJson);
+  return new TextTokenizer(Tokenizer, tokenizerJson, checked);
 }
 
-class TextTokenizer {
+export class TextTokenizer {
   #tokenizer;
+  #spans;
   #unkId;
-  #specialIds;
+  #largest;
 
-  constructor(Tokenizer, tokenizerJson) {
+  constructor(Tokenizer, tokenizerJson, checked) {
+    // The library reads a WordLevel model's unknown token from its second argument (the
+    // tokenizer_config.json it would otherwise take); without it an unknown word gets no id.
+    const config = tokenizerJson.model.type === 'WordLevel' ? { unk_token: tokenizerJson.model.unk_token } : {};
     try {
-      this.#tokenizer = new Tokenizer(tokenizerJson, {});
+      this.#tokenizer = new Tokenizer(tokenizerJson, config);
     } catch (error) {
       throw new Error(`tokenizer.json could not be read: ${error.message}`);
     }
-    const vocab = this.#tokenizer.get_vocab(true);
-    this.#unkId = vocab.get(tokenizerJson.model?.unk_token ?? '[UNK]');
-    // [CLS], [SEP] and the like; not [UNK], which stands for a word of the text.
-    this.#specialIds = new Set((tokenizerJson.added_tokens ?? []).filter((t) => t.special && t.id !== this.#unkId).map((t) => t.id));
+    checkPatterns(checked.patterns);
+    this.#largest = checked.largest;
+    this.#unkId = this.#tokenizer.model.unk_token_id;
+    this.#spans = new TokenSpans(this.#tokenizer, tokenizerJson);
   }
 
-  /** { ids, tokens, unknown }: tokens are display text, unknown marks ids that are the unknown token. */
+  /** Throws if an id of the tokenizer is outside a vocabulary of `vocabSize` (config.json's). */
+  checkVocabularySize(vocabSize) {
+    checkVocabularySize(this.#largest, vocabSize);
+  }
+
+  /**
+   * { ids, tokens, unknown, spans }: the library's ids; tokens as labels, each the slice of `text`
+   * at its span, or the token's own text where it has none (the post-processor's [CLS], [SEP]…);
+   * unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null.
+   */
   encode(text) {
     const { ids, tokens } = this.#tokenizer.encode(text);
-    const words = this.#tokenizer.pre_tokenizer?.pre_tokenize_text(text) ?? [];
-    const ordinary = ids.filter((id) => !this.#specialIds.has(id)).length;
-    // A word-level vocabulary gives one id per pre-token: then each id's original text is known.
-    const aligned = ordinary === words.length;
-    let word = 0;
-    const shown = ids.map((id, i) => (this.#specialIds.has(id) || !aligned ? tokens[i] : words[word++]));
-    return { ids, tokens: shown, unknown: ids.map((id) => id === this.#unkId) };
+    const spans = this.#spans.spans(text, tokens) ?? tokens.map(() => null);
+    return {
+      ids,
+      tokens: tokens.map((token, i) => (spans[i] ? text.slice(spans[i][0], spans[i][1]) : token)),
+      unknown: ids.map((id) => id === this.#unkId),
+      spans,
+    };
   }
 }
