@@ -1,5 +1,5 @@
 // A transformer model living in WASM memory: text in, every layer's attention out.
-import { checkInteger, describe } from './check.js';
+import { checkBytes, checkInteger, describe } from './check.js';
 import { NativeHandle, orThrow } from './native.js';
 import { loadTokenizer } from './tokenizer.js';
 import { AttentionTrace } from './trace.js';
@@ -28,7 +28,8 @@ export class Model {
     // The tokenizer is checked first, so a bad one fails before any weight is loaded; its ids can be
     // checked against the vocabulary only once the native model has read config.json.
     const tokenizer = await loadTokenizer(files.tokenizer);
-    const native = orThrow(module.loadModel(files.config, files.weights));
+    // Checked again after that wait: the caller's buffer may have been detached meanwhile.
+    const native = orThrow(module.loadModel(files.config, checkBytes('model.safetensors', files.weights)));
     try {
       tokenizer.checkVocabularySize(module.modelConfig(native).vocabSize);
     } catch (error) {

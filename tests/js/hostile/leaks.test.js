@@ -92,6 +92,21 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(used(engine)).toBe(before);
   });
 
+  test('model bytes detached while the model loads: 1,000 loads fail by name and leak nothing', async () => {
+    const files = tinyModelFiles();
+    (await engine.loadModel(files)).dispose();
+    const before = used(engine);
+    const messages = new Set();
+    for (let i = 0; i < CALLS; i++) {
+      const weights = files.weights.slice();
+      const loading = engine.loadModel({ ...files, weights }); // has read the bytes, now loads the tokenizer
+      structuredClone(weights.buffer, { transfer: [weights.buffer] });
+      await loading.then(() => { throw new Error('loaded'); }, (error) => messages.add(error.message));
+    }
+    expect([...messages]).toEqual(['model.safetensors is empty: 0 bytes (was its buffer detached or transferred?)']);
+    expect(used(engine)).toBe(before);
+  });
+
   test('model bytes whose length property lies are read in full', async () => {
     const files = tinyModelFiles();
     const reference = await engine.loadModel(files);
