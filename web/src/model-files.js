@@ -41,7 +41,8 @@ export async function readModelFiles(source) {
   // source always gives the same message (Promise.all would report whichever read failed first).
   const results = await Promise.allSettled([
     readText(source.config, 'config.json').then((text) => (typeof text === 'string' ? text : toJson(text, 'config.json'))),
-    readText(source.tokenizer, 'tokenizer.json').then((text) => checkDepth(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json')),
+    readText(source.tokenizer, 'tokenizer.json').then((text) => (typeof text === 'string'
+      ? checkDepth(parseJson(text, 'tokenizer.json'), 'tokenizer.json') : plainCopy(text, 'tokenizer.json'))),
     readBytes(source.weights, 'model.safetensors'),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
@@ -70,30 +71,49 @@ function folderUrl(text) {
 
 /** A config given as an object, as JSON text for the C++ reader. */
 function toJson(value, name) {
-  checkDepth(value, name);
+  const copy = plainCopy(value, name);
   try {
-    return JSON.stringify(value);
+    return JSON.stringify(copy);
   } catch (error) {
     throw new Error(`${name} (given as an object) cannot be written as JSON: ${error.message}`);
   }
 }
 
-/**
- * Throws a RangeError naming the file if `value` nests more than MAX_JSON_DEPTH objects or arrays
- * deep (an object that contains itself never ends, so it is caught too). Iterative: no recursion
- * to overflow. Returns `value`.
- */
+const tooDeep = (name) => new RangeError(`${name} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep ` +
+  '(or contains itself); real model files nest a few levels');
+
+/** Throws tooDeep if parsed JSON nests more than MAX_JSON_DEPTH objects or arrays; returns it. Iterative. */
 export function checkDepth(value, name) {
   const pending = [[value, 1]];
   while (pending.length) {
     const [item, depth] = pending.pop();
     if (item === null || typeof item !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) {
-      throw new RangeError(`${name} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep (or contains itself); real model files nest a few levels`);
-    }
+    if (depth > MAX_JSON_DEPTH) throw tooDeep(name);
     for (const child of Object.values(item)) pending.push([child, depth + 1]);
   }
   return value;
+}
+
+/**
+ * A plain copy of a file given as an object: every property is read once, here (a getter or a
+ * Proxy trap cannot answer the checks one way and the reader another), and nesting is limited as
+ * checkDepth limits it (an object that contains itself never ends, so it is caught too). Iterative.
+ */
+function plainCopy(value, name) {
+  const root = {};
+  const pending = [[root, 'value', value, 1]];
+  while (pending.length) {
+    const [parent, key, item, depth] = pending.pop();
+    let copy = item;
+    if (item !== null && typeof item === 'object') {
+      if (depth > MAX_JSON_DEPTH) throw tooDeep(name);
+      copy = Array.isArray(item) ? [] : {};
+      for (const k of Object.keys(item)) pending.push([copy, k, item[k], depth + 1]);
+    }
+    // defineProperty, so a key named __proto__ stays data, as JSON.parse makes it.
+    Object.defineProperty(parent, key, { value: copy, writable: true, enumerable: true, configurable: true });
+  }
+  return root.value;
 }
 
 function parseJson(text, name) {

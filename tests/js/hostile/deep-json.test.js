@@ -67,3 +67,18 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     model.dispose();
   });
 });
+
+test('a tokenizer object whose getter changes its answer is read once: the checks and the library see the same vocabulary', async () => {
+  const engine = await loadEngine();
+  const files = tinyModelFiles();
+  const { model: wordPiece } = files.tokenizer;
+  let reads = 0;
+  const model = {
+    ...wordPiece,
+    get vocab() { return reads++ === 0 ? wordPiece.vocab : { ...wordPiece.vocab, cat: 2 ** 32 + 6 }; },
+  };
+  const loaded = await engine.loadModel({ ...files, tokenizer: { ...files.tokenizer, model } });
+  expect(reads).toBe(1);
+  expect(Array.from(loaded.run('the cat').ids)).toEqual([2, 5, 6, 3]);
+  engine.dispose();
+});
