@@ -51,9 +51,11 @@ float bfloat_to_float(uint16_t b) {
   return f;
 }
 
-// A non-negative integer that fits in size_t, or throws naming the file and `what`.
+// A non-negative integer that fits in size_t and in TensorInfo's int64 dimensions (natively,
+// size_t holds numbers that int64 does not), or throws naming the file and `what`.
 size_t to_size(const json& value, const std::string& label, const std::string& what) {
-  if (!value.is_number_unsigned() || value.get<uint64_t>() > std::numeric_limits<size_t>::max()) {
+  constexpr uint64_t kMax = std::min<uint64_t>(std::numeric_limits<size_t>::max(), std::numeric_limits<int64_t>::max());
+  if (!value.is_number_unsigned() || value.get<uint64_t>() > kMax) {
     throw std::invalid_argument(label + ": " + what + " must be a non-negative integer that fits in memory, got " + shown(value));
   }
   return size_t(value.get<uint64_t>());

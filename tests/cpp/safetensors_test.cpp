@@ -131,6 +131,16 @@ TEST(Safetensors, LongNamesAndValuesAreShortenedInMessages) {
             "model.safetensors: tensor 'w' shape entry must be a non-negative integer that fits in memory, got \"" + std::string(79, 'x') + "…");
 }
 
+TEST(Safetensors, AShapeEntryAboveInt64IsRefusedEvenInAnEmptyTensor) {
+  // Regression (found reviewing what the fuzzer checks): beside a 0 the count stayed 0, so natively
+  // 2^63 passed and was stored as the int64 -9223372036854775808.
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[0,9223372036854775808],"data_offsets":[0,0]}})", 0)),
+            "model.safetensors: tensor 'w' shape entry must be a non-negative integer that fits in memory, got 9223372036854775808");
+  const SafetensorsFile file(raw_safetensors(R"({"w":{"dtype":"F32","shape":[0,4294967295],"data_offsets":[0,0]}})", 0));
+  EXPECT_EQ(file.info("w").size(), 0u);
+  EXPECT_GE(file.info("w").shape[1], 0);
+}
+
 TEST(Safetensors, ANumberTooLargeForADoubleIsNotValidJson) {
   EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})", 4)),
             "model.safetensors: the header is not valid JSON (number overflow parsing '1e400')");
