@@ -1,6 +1,7 @@
 // Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD and scalar
 // modules to dist/; `wasm-tests` also builds the GoogleTest runners for both WASM builds;
-// `native` builds the native library and its GoogleTest suite; `wasm-eigen` builds the
+// `native` builds the native library and its GoogleTest suite; `native-sanitize` builds that suite
+// with clang under ASan and UBSan, with the libFuzzer targets (run by tools/fuzz.js); `wasm-eigen` builds the
 // benchmark's Eigen baseline into build/wasm-eigen; `node tools/build.js demo` builds the page (web/demo) into
 // build/demo with Vite, and `single` bundles dist/multihead.js (one classic script with both WASM
 // builds and the default model inlined) with esbuild; both need `wasm` first. CMake decides what is stale, so a second run is
@@ -16,6 +17,8 @@ const BUILDS = {
   wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: ['multihead-simd', 'multihead-scalar'] },
   'wasm-tests': { dir: 'build/wasm', configure: ['emcmake', 'cmake'], options: ['-DMULTIHEAD_TESTS=ON'], targets: [] }, // [] builds everything
   native: { dir: 'build/native', configure: ['cmake'], targets: [] },
+  // The same suite under AddressSanitizer and UBSan, and the fuzzers of tests/fuzz (tools/fuzz.js).
+  'native-sanitize': { dir: 'build/native-sanitize', configure: ['cmake', '-DCMAKE_CXX_COMPILER=clang++-14'], options: ['-DMULTIHEAD_SANITIZE=ON'], targets: [] },
   // The benchmark's baseline: our sources with Eigen for GEMM and softmax (npm run bench).
   'wasm-eigen': { dir: 'build/wasm-eigen', configure: ['emcmake', 'cmake', '-DMULTIHEAD_KERNELS=eigen'], targets: ['multihead-eigen'] },
 };

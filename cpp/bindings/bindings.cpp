@@ -9,6 +9,7 @@
 
 #include <exception>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 #include "multihead/attention.h"
@@ -20,13 +21,24 @@ using namespace multihead;
 
 namespace {
 
+// What a user reads when the heap cannot hold what a call needs. The standard library's own
+// words ("std::bad_alloc", "vector") say nothing a user can act on.
+constexpr const char* kOutOfMemory =
+    "out of memory: this needs more than the WASM heap can hold (2 GB at most); "
+    "dispose() models and layers no longer in use, or give a smaller input";
+
 // Runs `make` and returns its value, or the C++ exception as a JS Error (RangeError for limits).
 template <class F>
 val result_or_error(F&& make) {
   try {
     return make();
+  } catch (const std::bad_alloc&) {
+    return val::global("RangeError").new_(std::string(kOutOfMemory));
   } catch (const std::length_error& e) {
-    return val::global("RangeError").new_(std::string(e.what()));
+    // Ours are sentences; libc++'s is one word, the container whose max_size() a size exceeded
+    // ("vector", "basic_string"): a request larger than a 32-bit heap can address.
+    const std::string what = e.what();
+    return val::global("RangeError").new_(what.find(' ') == std::string::npos ? std::string(kOutOfMemory) : what);
   } catch (const std::exception& e) {
     return val::global("Error").new_(std::string(e.what()));
   }

@@ -1,41 +1,16 @@
-// Model: config parsing, loading BertModel tensors by name, and the forward pass.
+// Model: loading BertModel tensors by name, and the forward pass. Config parsing is config.cpp.
 #include "multihead/model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "multihead/kernels.h"
 
 namespace multihead {
 namespace {
-
-using nlohmann::json;
-
-int config_int(const json& config, const char* key, int min, int max) {
-  if (!config.contains(key)) throw std::invalid_argument(std::string("config.json has no ") + key);
-  const json& value = config[key];
-  if (!value.is_number_integer()) throw std::invalid_argument(std::string("config.json ") + key + " must be an integer, got " + value.dump());
-  const int64_t v = value.get<int64_t>();
-  if (v < min || v > max) {
-    throw std::invalid_argument(std::string("config.json ") + key + " must be from " + std::to_string(min) + " to " +
-                                std::to_string(max) + ", got " + std::to_string(v));
-  }
-  return int(v);
-}
-
-void check_model_config(const ModelConfig& c) {
-  check_config({c.hidden_size, c.num_attention_heads, false});
-  if (c.vocab_size < 1 || c.vocab_size > kMaxVocabulary) throw std::length_error("vocab_size is " + std::to_string(c.vocab_size) + ", outside 1 to " + std::to_string(kMaxVocabulary));
-  if (c.num_hidden_layers < 1 || c.num_hidden_layers > kMaxLayers) throw std::length_error("num_hidden_layers is " + std::to_string(c.num_hidden_layers) + ", outside 1 to " + std::to_string(kMaxLayers));
-  if (c.intermediate_size < 1 || c.intermediate_size > kMaxIntermediate) throw std::length_error("intermediate_size is " + std::to_string(c.intermediate_size) + ", outside 1 to " + std::to_string(kMaxIntermediate));
-  if (c.max_position_embeddings < 1 || c.max_position_embeddings > kMaxTokens) throw std::length_error("max_position_embeddings is " + std::to_string(c.max_position_embeddings) + ", outside 1 to " + std::to_string(kMaxTokens));
-  if (c.type_vocab_size < 1 || c.type_vocab_size > 16) throw std::invalid_argument("type_vocab_size is " + std::to_string(c.type_vocab_size) + ", outside 1 to 16");
-  if (!(c.layer_norm_eps > 0 && c.layer_norm_eps < 1)) throw std::invalid_argument("layer_norm_eps must be in (0, 1), got " + std::to_string(c.layer_norm_eps));
-}
 
 // Reads tensors by BertModel name, checking each shape against the config.
 class TensorReader {
@@ -80,31 +55,6 @@ class TensorReader {
 };
 
 }  // namespace
-
-ModelConfig parse_bert_config(const std::string& json_text) {
-  const json config = json::parse(json_text, nullptr, false);
-  if (config.is_discarded() || !config.is_object()) throw std::invalid_argument("config.json is not a JSON object");
-  if (!config.contains("model_type") || config["model_type"] != "bert") {
-    throw std::invalid_argument("config.json model_type must be \"bert\", got " + (config.contains("model_type") ? config["model_type"].dump() : std::string("nothing")));
-  }
-  if (config.contains("hidden_act") && config["hidden_act"] != "gelu") {
-    throw std::invalid_argument("config.json hidden_act must be \"gelu\", got " + config["hidden_act"].dump());
-  }
-  ModelConfig c;
-  c.vocab_size = config_int(config, "vocab_size", 1, kMaxVocabulary);
-  c.hidden_size = config_int(config, "hidden_size", 1, kMaxDModel);
-  c.num_hidden_layers = config_int(config, "num_hidden_layers", 1, kMaxLayers);
-  c.num_attention_heads = config_int(config, "num_attention_heads", 1, kMaxDModel);
-  c.intermediate_size = config_int(config, "intermediate_size", 1, kMaxIntermediate);
-  c.max_position_embeddings = config_int(config, "max_position_embeddings", 1, kMaxTokens);
-  c.type_vocab_size = config.contains("type_vocab_size") ? config_int(config, "type_vocab_size", 1, 16) : 2;
-  if (config.contains("layer_norm_eps")) {
-    if (!config["layer_norm_eps"].is_number()) throw std::invalid_argument("config.json layer_norm_eps must be a number");
-    c.layer_norm_eps = config["layer_norm_eps"].get<float>();
-  }
-  check_model_config(c);
-  return c;
-}
 
 Model::Model(const ModelConfig& config, const SafetensorsFile& file) : config_(config) {
   check_model_config(config);

@@ -1,5 +1,6 @@
-// SafetensorsFile: header validation and dtype conversion. The JSON header is parsed with
-// nlohmann::json (without exceptions, so malformed JSON becomes our own message).
+// SafetensorsFile: header validation and dtype conversion. The JSON header's depth is checked on
+// its bytes first (json_limits.h), then it is parsed with nlohmann::json, whose errors become our
+// own message. Every message starts with the file's label, e.g. "model.safetensors: ".
 #include "multihead/safetensors.h"
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "json_limits.h"
 
 namespace multihead {
 namespace {
@@ -48,10 +51,12 @@ float bfloat_to_float(uint16_t b) {
   return f;
 }
 
-// A non-negative integer that fits in size_t, or throws naming `what`.
-size_t to_size(const json& value, const std::string& what) {
-  if (!value.is_number_unsigned() || value.get<uint64_t>() > std::numeric_limits<size_t>::max()) {
-    throw std::invalid_argument(what + " must be a non-negative integer that fits in memory, got " + value.dump());
+// A non-negative integer that fits in size_t and in TensorInfo's int64 dimensions (natively,
+// size_t holds numbers that int64 does not), or throws naming the file and `what`.
+size_t to_size(const json& value, const std::string& label, const std::string& what) {
+  constexpr uint64_t kMax = std::min<uint64_t>(std::numeric_limits<size_t>::max(), std::numeric_limits<int64_t>::max());
+  if (!value.is_number_unsigned() || value.get<uint64_t>() > kMax) {
+    throw std::invalid_argument(label + ": " + what + " must be a non-negative integer that fits in memory, got " + shown(value));
   }
   return size_t(value.get<uint64_t>());
 }
@@ -81,30 +86,38 @@ SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
   data_start_ = 8 + size_t(header_length);
   const size_t data_size = bytes_.size() - data_start_;
 
-  const json header = json::parse(bytes_.begin() + 8, bytes_.begin() + data_start_, nullptr, false);
-  if (header.is_discarded()) fail("the header is not valid JSON");
+  if (json_too_deep(bytes_.data() + 8, bytes_.data() + data_start_)) {
+    fail("the header's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  json header;
+  try {
+    header = json::parse(bytes_.begin() + 8, bytes_.begin() + data_start_);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+    const std::string what = e.what();  // "[json.exception.parse_error.101] parse error at …"
+    fail("the header is not valid JSON (" + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2) + ")");
+  }
   if (!header.is_object()) fail("the header must be a JSON object, got " + std::string(header.type_name()));
 
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
-    const std::string what = "tensor '" + name + "'";
+    const std::string what = "tensor '" + shortened(name) + "'";
     if (!entry.is_object()) fail(what + " must be an object with dtype, shape and data_offsets");
     TensorInfo t;
     if (!entry.contains("dtype") || !entry["dtype"].is_string()) fail(what + " has no dtype string");
     t.dtype = entry["dtype"].get<std::string>();
-    if (!dtype_bytes(t.dtype)) fail(what + " has dtype " + t.dtype + "; only F32, F16 and BF16 are supported");
+    if (!dtype_bytes(t.dtype)) fail(what + " has dtype " + shortened(t.dtype) + "; only F32, F16 and BF16 are supported");
     if (!entry.contains("shape") || !entry["shape"].is_array()) fail(what + " has no shape array");
     size_t count = 1;
     for (const json& dim : entry["shape"]) {
-      const size_t d = to_size(dim, what + " shape entry");
+      const size_t d = to_size(dim, label_, what + " shape entry");
       if (d != 0 && count > std::numeric_limits<size_t>::max() / 8 / d) fail(what + " has an impossibly large shape");
       count *= d;
       t.shape.push_back(int64_t(d));
     }
     const json& offsets = entry.contains("data_offsets") ? entry["data_offsets"] : json();
     if (!offsets.is_array() || offsets.size() != 2) fail(what + " needs data_offsets [begin, end]");
-    t.begin = to_size(offsets[0], what + " data_offsets begin");
-    t.end = to_size(offsets[1], what + " data_offsets end");
+    t.begin = to_size(offsets[0], label_, what + " data_offsets begin");
+    t.end = to_size(offsets[1], label_, what + " data_offsets end");
     if (t.begin > t.end || t.end > data_size) {
       fail(what + " has data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
            "] outside the data section (" + std::to_string(data_size) + " bytes)");
@@ -123,13 +136,15 @@ SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
   std::sort(starts.begin(), starts.end());
   for (size_t i = 1; i < starts.size(); ++i) {
     const TensorInfo& previous = tensors_.at(*starts[i - 1].second);
-    if (starts[i].first < previous.end) fail("tensors '" + *starts[i - 1].second + "' and '" + *starts[i].second + "' overlap");
+    if (starts[i].first < previous.end) {
+      fail("tensors '" + shortened(*starts[i - 1].second) + "' and '" + shortened(*starts[i].second) + "' overlap");
+    }
   }
 }
 
 const TensorInfo& SafetensorsFile::info(const std::string& name) const {
   const auto it = tensors_.find(name);
-  if (it == tensors_.end()) throw std::invalid_argument(label_ + " has no tensor '" + name + "'");
+  if (it == tensors_.end()) throw std::invalid_argument(label_ + ": the file has no tensor '" + shortened(name) + "'");
   return it->second;
 }
 

@@ -158,12 +158,12 @@ TEST(Model, ParsesAHuggingFaceBertConfig) {
 }
 
 TEST(ModelErrors, BadConfigsNameTheField) {
-  expect_error<std::invalid_argument>([] { parse_bert_config("{"); }, "config.json is not a JSON object");
+  expect_error<std::invalid_argument>([] { parse_bert_config("{"); }, "config.json: not valid JSON");
   expect_error<std::invalid_argument>([] { parse_bert_config(R"({"model_type": "gpt2"})"); }, "model_type must be \"bert\", got \"gpt2\"");
   const std::string base = R"("model_type": "bert", "vocab_size": 50, "num_hidden_layers": 2, "intermediate_size": 24, "max_position_embeddings": 12)";
   expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "hidden_size": 10, "num_attention_heads": 4})"); },
-                                      "d_model (10) must be divisible by n_heads (4)");
-  expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "num_attention_heads": 4})"); }, "config.json has no hidden_size");
+                                      "config.json: hidden_size (10) must be divisible by num_attention_heads (4)");
+  expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "num_attention_heads": 4})"); }, "config.json: hidden_size is missing");
   expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "hidden_size": "16", "num_attention_heads": 4})"); },
                                       "hidden_size must be an integer, got \"16\"");
   expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "hidden_size": 16, "num_attention_heads": 4, "hidden_act": "relu"})"); },

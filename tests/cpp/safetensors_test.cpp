@@ -10,14 +10,27 @@
 namespace multihead::testing {
 namespace {
 
+// Every message names the file first, then says what is wrong.
 void expect_rejected(std::vector<uint8_t> bytes, const std::string& part) {
   try {
     SafetensorsFile file(std::move(bytes));
     FAIL() << "accepted a file that should fail with: " << part;
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("model.safetensors: ", 0), 0u) << e.what();
   }
 }
+
+std::string message_of(std::vector<uint8_t> bytes) {
+  try {
+    SafetensorsFile file(std::move(bytes));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
 TEST(Safetensors, ReadsF32TensorsByName) {
   const SafetensorsFile file(safetensors_bytes({{"a", {{2, 3}, {1, 2, 3, 4, 5, 6}}}, {"b", {{1}, {-7.5f}}}}));
@@ -78,14 +91,65 @@ TEST(Safetensors, ATruncatedFileIsRejectedAtEveryLength) {
   }
 }
 
-TEST(Safetensors, AMissingTensorIsNamed) {
+TEST(Safetensors, AMissingTensorIsNamedAfterTheFile) {
+  // Regression: "model.safetensors has no tensor …" lacked the "model.safetensors: " of every other message.
   const SafetensorsFile file(safetensors_bytes({{"a", {{1}, {1}}}}));
   EXPECT_THROW(file.read("b"), std::invalid_argument);
   try {
     file.info("encoder.layer.0.x");
+    ADD_FAILURE() << "found a tensor that is not there";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "model.safetensors has no tensor 'encoder.layer.0.x'");
+    EXPECT_STREQ(e.what(), "model.safetensors: the file has no tensor 'encoder.layer.0.x'");
   }
+}
+
+TEST(Safetensors, AShapeEntryErrorIsNamedAfterTheFile) {
+  // Regression: shape and offset entries were reported as "tensor 'w' shape entry …" with no file.
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4)),
+            "model.safetensors: tensor 'w' shape entry must be a non-negative integer that fits in memory, got -1");
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,18446744073709551616]}})", 4)),
+            "model.safetensors: tensor 'w' data_offsets end must be a non-negative integer that fits in memory, got 1.8446744073709552e+19");
+}
+
+TEST(Safetensors, AHeaderNestedTenThousandLevelsDeepIsRefusedBeforeParsing) {
+  // Regression: a deep shape overflowed the WASM stack in dump(), and leaked the parsed header.
+  for (const std::string& header : {R"({"w":{"dtype":"F32","shape":)" + nested(10000) + R"(,"data_offsets":[0,0]}})",
+                                    R"({"__metadata__":)" + nested(100000) + "}", R"({"w":)" + nested(20000) + "}"}) {
+    EXPECT_EQ(message_of(raw_safetensors(header, 0)), "model.safetensors: the header's JSON is nested deeper than 64 levels");
+  }
+  // 64 levels pass the depth check (and fail as what they are); 65 do not.
+  EXPECT_EQ(message_of(raw_safetensors("{\"w\":" + nested(63) + "}", 0)),
+            "model.safetensors: tensor 'w' must be an object with dtype, shape and data_offsets");
+  EXPECT_EQ(message_of(raw_safetensors("{\"w\":" + nested(64) + "}", 0)), "model.safetensors: the header's JSON is nested deeper than 64 levels");
+}
+
+TEST(Safetensors, LongNamesAndValuesAreShortenedInMessages) {
+  const std::string name(100000, 'n');
+  const std::string message = message_of(raw_safetensors("{\"" + name + R"(":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", 8));
+  EXPECT_EQ(message, "model.safetensors: tensor '" + std::string(80, 'n') + "…' has dtype I64; only F32, F16 and BF16 are supported");
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[")" + std::string(5000, 'x') + R"("],"data_offsets":[0,4]}})", 4)),
+            "model.safetensors: tensor 'w' shape entry must be a non-negative integer that fits in memory, got \"" + std::string(79, 'x') + "…");
+}
+
+TEST(Safetensors, AShapeEntryAboveInt64IsRefusedEvenInAnEmptyTensor) {
+  // Regression (found reviewing what the fuzzer checks): beside a 0 the count stayed 0, so natively
+  // 2^63 passed and was stored as the int64 -9223372036854775808.
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[0,9223372036854775808],"data_offsets":[0,0]}})", 0)),
+            "model.safetensors: tensor 'w' shape entry must be a non-negative integer that fits in memory, got 9223372036854775808");
+  const SafetensorsFile file(raw_safetensors(R"({"w":{"dtype":"F32","shape":[0,4294967295],"data_offsets":[0,0]}})", 0));
+  EXPECT_EQ(file.info("w").size(), 0u);
+  EXPECT_GE(file.info("w").shape[1], 0);
+}
+
+TEST(Safetensors, ANumberTooLargeForADoubleIsNotValidJson) {
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})", 4)),
+            "model.safetensors: the header is not valid JSON (number overflow parsing '1e400')");
+}
+
+TEST(Safetensors, WritesAndReadsF16AndBF16TestFiles) {
+  const std::vector<float> values{1, -2, 0.5f, 0.375f, 65504};
+  EXPECT_EQ(SafetensorsFile(safetensors_bytes({{"h", {{5}, values}}}, "", "F16")).read("h"), values);
+  EXPECT_EQ(SafetensorsFile(safetensors_bytes({{"b", {{4}, {1, -3, 0.5f, 256}}}}, "", "BF16")).read("b"), (std::vector<float>{1, -3, 0.5f, 256}));
 }
 
 }  // namespace

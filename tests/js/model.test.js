@@ -121,7 +121,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   });
 
   test.each([
-    [{ hidden_size: 7 }, 'd_model (7) must be divisible by n_heads (2)'],
+    [{ hidden_size: 7 }, 'config.json: hidden_size (7) must be divisible by num_attention_heads (2)'],
     [{ model_type: 'gpt2' }, 'model_type must be "bert", got "gpt2"'],
     [{ num_hidden_layers: 3 }, "has no tensor 'encoder.layer.2."],
   ])('a config with %p gets a clear error', async (overrides, message) => {

@@ -3,8 +3,9 @@
 // then post-LN blocks of attention → add & LayerNorm → MLP (erf GELU) → add & LayerNorm.
 // It returns every layer's attention trace. No task heads (MLM, pooler): this is for looking.
 //
-// Loading validates the config, then every tensor's name and shape against it, before
-// allocating the model; errors are std::invalid_argument / std::length_error naming the field.
+// Loading validates the config (config.h), then every tensor's name and shape against it, before
+// allocating the model; errors are std::invalid_argument / std::length_error naming the field or
+// tensor, prefixed by the file they come from ("config.json: ", "model.safetensors: ").
 #pragma once
 
 #include <cstdint>
@@ -12,29 +13,11 @@
 #include <vector>
 
 #include "multihead/attention.h"
+#include "multihead/config.h"
 #include "multihead/matrix.h"
 #include "multihead/safetensors.h"
 
 namespace multihead {
-
-struct ModelConfig {
-  int vocab_size = 0;
-  int hidden_size = 0;          // d
-  int num_hidden_layers = 0;
-  int num_attention_heads = 0;
-  int intermediate_size = 0;    // MLP width, ff
-  int max_position_embeddings = 0;
-  int type_vocab_size = 0;
-  float layer_norm_eps = 1e-12f;
-};
-
-// Limits checked before allocating: a model must fit in a 2 GB WASM heap with room to run.
-constexpr int kMaxVocabulary = 1 << 20;
-constexpr int kMaxLayers = 64;
-constexpr int kMaxIntermediate = 4 * kMaxDModel;
-
-// Reads and checks a Hugging Face config.json of model_type "bert" (hidden_act must be "gelu").
-ModelConfig parse_bert_config(const std::string& json_text);
 
 struct ModelTrace {
   // (n, d) each, one per block: block l's input. inputs[0] is the embeddings after the embedding
