@@ -71,7 +71,7 @@ export class TokenSpans {
         if (a >= b) continue;
         const piece = slice(normalized, a, b);
         if (this.#added.has(piece.text)) own.push({ token: piece.text, span: union(piece, 0, piece.text.length) });
-        else own.push(...this.#tokenize(this.#preTokenize(piece, index)));
+        else for (const token of this.#tokenize(this.#preTokenize(piece, index))) own.push(token); // a spread of a long paste's tokens would overflow the stack
       }
     });
     const all = this.#postProcess(own);

@@ -250,6 +250,13 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       pieces.dispose();
     });
 
+    test('a 1 MB paste gets its labels too (the labelling once spread 300,000 tokens as arguments and overflowed the stack)', () => {
+      const text = 'The CAT sat on the mat. '.repeat(45000);
+      const r = model.run(text);
+      expect(r.totalTokens).toBe(7 * 45000 + 2);
+      expect(r.tokens.slice(0, 5)).toEqual(['[CLS]', 'The', 'CAT', 'sat', 'on']);
+    });
+
     test('a byte-level BPE labels every token with the text it came from, spaces included', async () => {
       const gpt2 = await engine.loadModel(tinyModelFor(gpt2Tokenizer()));
       const text = 'The CAT sat on the cafe\u0301 🦓.';
