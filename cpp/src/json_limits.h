@@ -56,7 +56,7 @@ inline std::string shortened(const std::string& text, size_t limit = 80) {
 
 // A JSON value as the file wrote it, for a message: integers exactly (18446744073709551615 stays
 // that, never a wrapped int64), floats in their shortest round-trip form (1e-50), strings quoted.
-// Depth is already bounded by check_json_depth, so dump()'s recursion is shallow.
+// Depth is already bounded by json_too_deep, so dump()'s recursion is shallow.
 inline std::string shown(const nlohmann::json& value) {
   return shortened(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
