@@ -100,10 +100,10 @@ function notFinite(name, i, v) {
 const FLOAT32_MAX = 3.4028234663852886e38;
 
 /**
- * Bytes as a Uint8Array view that only this package made, over the same memory (no copy):
- * an ArrayBuffer, or any real typed array or DataView's bytes. `name` names it in errors.
+ * The bytes of an ArrayBuffer, a typed array or a DataView, as a Uint8Array over the same memory
+ * (no copy) that only this package made, read through the built-in getters; null for anything else.
  */
-export function checkBytes(name, value) {
+export function bytesOf(value) {
   let buffer, offset, length;
   if (typedArrayType(value) !== undefined) {
     [buffer, offset, length] = [typedBuffer.call(value), typedByteOffset.call(value), typedByteLength.call(value)];
@@ -112,11 +112,18 @@ export function checkBytes(name, value) {
   } else if (isArrayBuffer(value)) {
     [buffer, offset, length] = [value, 0, bufferByteLength.call(value)];
   } else {
-    throw new TypeError(`${name} must be an ArrayBuffer or a Uint8Array, got ${describe(value)}`);
+    return null;
   }
-  // A detached buffer reads as 0 bytes (and cannot be viewed at all).
-  if (length === 0) throw new RangeError(`${name} is empty: 0 bytes (was its buffer detached or transferred?)`);
-  return new Uint8Array(buffer, offset, length);
+  // A detached buffer reads as 0 bytes, and cannot be viewed at all.
+  return length === 0 ? new Uint8Array(0) : new Uint8Array(buffer, offset, length);
+}
+
+/** bytesOf(value), which must hold at least one byte; `name` names it in errors. */
+export function checkBytes(name, value) {
+  const bytes = bytesOf(value);
+  if (bytes === null) throw new TypeError(`${name} must be an ArrayBuffer or a Uint8Array, got ${describe(value)}`);
+  if (bytes.byteLength === 0) throw new RangeError(`${name} is empty: 0 bytes (was its buffer detached or transferred?)`);
+  return bytes;
 }
 
 function isArrayBuffer(value) {
@@ -132,9 +139,8 @@ function isArrayBuffer(value) {
 export function checkKeyMask(value, nTokens) {
   const ok = typedArrayType(value) === 'Uint8Array' || Array.isArray(value);
   if (!ok) throw new TypeError(`keyMask must be a Uint8Array (or an array of 0/1), got ${describe(value)}`);
-  if (lengthOf(value) !== nTokens) {
-    throw new RangeError(`keyMask must have one entry per token (nTokens = ${nTokens}), got ${lengthOf(value)}`);
-  }
+  const given = lengthOf(value);
+  if (given !== nTokens) throw new RangeError(`keyMask must have one entry per token (nTokens = ${nTokens}), got ${given}`);
   const mask = new Uint8Array(nTokens);
   for (let i = 0; i < nTokens; i++) {
     const v = value[i];

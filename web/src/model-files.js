@@ -4,7 +4,7 @@
 // Files are untrusted: JSON is refused when it nests deeper than any real model file does, before
 // a parser or the tokenizer library could recurse that deep and overflow the stack.
 
-import { checkBytes, describe } from './check.js';
+import { bytesOf, checkBytes, describe } from './check.js';
 import { inlined } from './inlined.js';
 
 // Real config.json and tokenizer.json files nest 4 to 6 levels deep (a tokenizer's normalizer
@@ -34,21 +34,23 @@ export async function readModelFiles(source) {
   if (source === null || typeof source !== 'object') {
     throw new TypeError(`loadModel takes a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
   }
-  for (const key of ['config', 'tokenizer', 'weights']) {
-    if (source[key] === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
+  const { config, tokenizer, weights } = source; // each read once
+  for (const [key, value] of Object.entries({ config, tokenizer, weights })) {
+    if (value === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
   }
   // The three reads run at once, but a failure is reported in file order, so the same broken
   // source always gives the same message (Promise.all would report whichever read failed first).
+  // A file given as an object is copied first (plainCopy); one given as text is parsed, then
+  // copied the same way, so both meet the same depth limit.
   const results = await Promise.allSettled([
-    readText(source.config, 'config.json').then((text) => (typeof text === 'string' ? text : toJson(text, 'config.json'))),
-    readText(source.tokenizer, 'tokenizer.json').then((text) => (typeof text === 'string'
-      ? checkDepth(parseJson(text, 'tokenizer.json'), 'tokenizer.json') : plainCopy(text, 'tokenizer.json'))),
-    readBytes(source.weights, 'model.safetensors'),
+    readText(config, 'config.json').then((text) => (typeof text === 'string' ? text : JSON.stringify(plainCopy(text, 'config.json')))),
+    readText(tokenizer, 'tokenizer.json').then((text) => plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json')),
+    readBytes(weights, 'model.safetensors'),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [config, tokenizer, weights] = results.map((result) => result.value);
-  return { config, tokenizer, weights };
+  const [configText, tokenizerJson, bytes] = results.map((result) => result.value);
+  return { config: configText, tokenizer: tokenizerJson, weights: bytes };
 }
 
 /**
@@ -69,51 +71,51 @@ function folderUrl(text) {
   }
 }
 
-/** A config given as an object, as JSON text for the C++ reader. */
-function toJson(value, name) {
-  const copy = plainCopy(value, name);
-  try {
-    return JSON.stringify(copy);
-  } catch (error) {
-    throw new Error(`${name} (given as an object) cannot be written as JSON: ${error.message}`);
-  }
-}
-
-const tooDeep = (name) => new RangeError(`${name} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep ` +
-  '(or contains itself); real model files nest a few levels');
-
-/** Throws tooDeep if parsed JSON nests more than MAX_JSON_DEPTH objects or arrays; returns it. Iterative. */
-export function checkDepth(value, name) {
-  const pending = [[value, 1]];
-  while (pending.length) {
-    const [item, depth] = pending.pop();
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) throw tooDeep(name);
-    for (const child of Object.values(item)) pending.push([child, depth + 1]);
-  }
-  return value;
-}
-
 /**
- * A plain copy of a file given as an object: every property is read once, here (a getter or a
- * Proxy trap cannot answer the checks one way and the reader another), and nesting is limited as
- * checkDepth limits it (an object that contains itself never ends, so it is caught too). Iterative.
+ * A plain copy of a JSON file given as an object (or just parsed): every property is read once,
+ * here, so a getter or a Proxy trap cannot answer the checks one way and the reader another, and
+ * no toJSON or other function of the caller's runs later. Objects or arrays nested more than
+ * MAX_JSON_DEPTH deep are refused (an object that contains itself never ends, so it is caught
+ * too), and so are values JSON cannot hold; properties set to undefined are left out, as
+ * JSON.stringify leaves them. Iterative: nothing recurses, however deep the input.
  */
 function plainCopy(value, name) {
-  const root = {};
-  const pending = [[root, 'value', value, 1]];
+  const root = { copy: undefined };
+  // Children are pushed in reverse, so they are copied, and keys created, in their order.
+  const pending = [{ item: value, depth: 1, parent: root, key: 'copy', up: null }];
   while (pending.length) {
-    const [parent, key, item, depth] = pending.pop();
+    const entry = pending.pop();
+    const { item, depth, parent, key } = entry;
+    if (item === undefined) continue;
     let copy = item;
-    if (item !== null && typeof item === 'object') {
-      if (depth > MAX_JSON_DEPTH) throw tooDeep(name);
-      copy = Array.isArray(item) ? [] : {};
-      for (const k of Object.keys(item)) pending.push([copy, k, item[k], depth + 1]);
+    if (typeof item === 'function' || typeof item === 'symbol' || typeof item === 'bigint') {
+      throw new TypeError(`${name}${pathOf(entry)} is a ${typeof item}, which JSON cannot hold`);
     }
-    // defineProperty, so a key named __proto__ stays data, as JSON.parse makes it.
-    Object.defineProperty(parent, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    if (item !== null && typeof item === 'object') {
+      if (depth > MAX_JSON_DEPTH) {
+        throw new RangeError(`${name} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep ` +
+          '(or contains itself); real model files nest a few levels');
+      }
+      copy = Array.isArray(item) ? [] : {};
+      const keys = Object.keys(item);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        pending.push({ item: item[keys[i]], depth: depth + 1, parent: copy, key: keys[i], up: entry });
+      }
+    }
+    // A key named __proto__ must stay data, as JSON.parse makes it, not set the prototype.
+    if (key === '__proto__') Object.defineProperty(parent, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else parent[key] = copy;
   }
-  return root.value;
+  return root.copy;
+}
+
+/** Where a plainCopy entry sits, for messages: ' model.vocab["cat"]' style; '' for the root. */
+function pathOf(entry) {
+  const keys = [];
+  for (let e = entry; e.up; e = e.up) {
+    keys.unshift(/^[A-Za-z_$][\w$]*$/.test(e.key) ? `.${e.key}` : Array.isArray(e.parent) ? `[${e.key}]` : `[${JSON.stringify(e.key)}]`);
+  }
+  return keys.length ? ` ${keys.join('').replace(/^\./, '')}` : '';
 }
 
 function parseJson(text, name) {
@@ -127,7 +129,7 @@ function parseJson(text, name) {
 /** A plain object stays an object; a URL, bytes or a string of JSON become text. */
 async function readText(value, name) {
   if (value instanceof URL) return new TextDecoder().decode(await fetchBytes(value, name));
-  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return new TextDecoder().decode(value);
+  if (bytesOf(value) !== null) return new TextDecoder().decode(checkBytes(name, value));
   if (typeof value === 'string' || (value !== null && typeof value === 'object')) return value;
   throw new TypeError(`${name} must be an object, JSON text, bytes or a URL, got ${typeof value}`);
 }

@@ -3,7 +3,7 @@
 // recurses into it (the C++ side, for config.json text and the safetensors header, is tested in
 // config-files.test.js).
 import { loadEngine } from '../../../web/src/index.js';
-import { MAX_JSON_DEPTH } from '../../../web/src/model-files.js';
+import { MAX_JSON_DEPTH, readModelFiles } from '../../../web/src/model-files.js';
 import { BUILDS } from '../helpers.js';
 import { tinyModelFiles } from '../tiny-model.js';
 import { used } from './hostile.js';
@@ -84,4 +84,35 @@ test('a tokenizer object whose getter changes its answer is read once: the check
   expect(reads).toBe(1);
   expect(Array.from(loaded.run('the cat').ids)).toEqual([2, 5, 6, 3]);
   engine.dispose();
+});
+
+describe('files given as objects are copied as plain JSON before anything reads them', () => {
+  const weights = new Uint8Array(8);
+
+  test('keys keep their order, and __proto__ stays a key', async () => {
+    const config = JSON.parse('{"b": 1, "a": {"z": 2, "y": 3}, "__proto__": {"polluted": true}}');
+    const files = await readModelFiles({ config, tokenizer: { version: '1.0', model: { z: 1, a: 2 } }, weights });
+    expect(files.config).toBe('{"b":1,"a":{"z":2,"y":3},"__proto__":{"polluted":true}}');
+    expect(Object.keys(files.tokenizer.model)).toEqual(['z', 'a']);
+    expect({}.polluted).toBeUndefined();
+  });
+
+  test('a function, a symbol or a BigInt is refused by its path, and no toJSON of the caller runs', async () => {
+    let called = false;
+    const hook = () => {};
+    hook.toJSON = () => { called = true; return 'x'; };
+    await expect(readModelFiles({ config: { model_type: 'bert', extra: { hook } }, tokenizer: {}, weights }))
+      .rejects.toThrow('config.json extra.hook is a function, which JSON cannot hold');
+    await expect(readModelFiles({ config: {}, tokenizer: { model: { vocab: { 'the cat': 10n } } }, weights }))
+      .rejects.toThrow('tokenizer.json model.vocab["the cat"] is a bigint, which JSON cannot hold');
+    await expect(readModelFiles({ config: {}, tokenizer: { added_tokens: [Symbol('x')] }, weights }))
+      .rejects.toThrow('tokenizer.json added_tokens[0] is a symbol, which JSON cannot hold');
+    expect(called).toBe(false);
+  });
+
+  test('a property set to undefined is left out, as JSON.stringify leaves it', async () => {
+    const files = await readModelFiles({ config: { model_type: 'bert', decoder: undefined }, tokenizer: { decoder: undefined }, weights });
+    expect(files.config).toBe('{"model_type":"bert"}');
+    expect('decoder' in files.tokenizer).toBe(false);
+  });
 });
