@@ -32,13 +32,14 @@ template <class F>
 val result_or_error(F&& make) {
   try {
     return make();
+  } catch (const LimitError& e) {
+    return val::global("RangeError").new_(std::string(e.what()));
   } catch (const std::bad_alloc&) {
     return val::global("RangeError").new_(std::string(kOutOfMemory));
-  } catch (const std::length_error& e) {
-    // Ours are sentences; libc++'s is one word, the container whose max_size() a size exceeded
-    // ("vector", "basic_string"): a request larger than a 32-bit heap can address.
-    const std::string what = e.what();
-    return val::global("RangeError").new_(what.find(' ') == std::string::npos ? std::string(kOutOfMemory) : what);
+  } catch (const std::length_error&) {
+    // The standard library's, thrown when a size passes a container's max_size(): a request larger
+    // than a 32-bit heap can address.
+    return val::global("RangeError").new_(std::string(kOutOfMemory));
   } catch (const std::exception& e) {
     return val::global("Error").new_(std::string(e.what()));
   }

@@ -53,7 +53,7 @@ float largest_magnitude(const float* values, size_t count) {
 void check_config(const AttentionConfig& c) {
   if (c.d_model < 1) throw std::invalid_argument("d_model must be at least 1, got " + std::to_string(c.d_model));
   if (c.d_model > kMaxDModel) {
-    throw std::length_error("d_model is " + std::to_string(c.d_model) + ", above the limit of " +
+    throw LimitError("d_model is " + std::to_string(c.d_model) + ", above the limit of " +
                             std::to_string(kMaxDModel));
   }
   if (c.n_heads < 1) throw std::invalid_argument("n_heads must be at least 1, got " + std::to_string(c.n_heads));
@@ -155,12 +155,12 @@ void MultiHeadAttention::check_input(const float* x, size_t x_size, int n_tokens
                                      const std::vector<uint8_t>& key_mask, bool keep_trace) const {
   if (n_tokens < 1) throw std::invalid_argument("n_tokens must be at least 1, got " + std::to_string(n_tokens));
   if (n_tokens > kMaxTokens) {
-    throw std::length_error("n_tokens is " + std::to_string(n_tokens) + ", above the limit of " +
+    throw LimitError("n_tokens is " + std::to_string(n_tokens) + ", above the limit of " +
                             std::to_string(kMaxTokens));
   }
   const double bytes = forward_bytes(n_tokens, config_.d_model, config_.n_heads, keep_trace);
   if (bytes > double(kMaxForwardBytes)) {
-    throw std::length_error("a forward pass with n_tokens = " + std::to_string(n_tokens) + " needs " +
+    throw LimitError("a forward pass with n_tokens = " + std::to_string(n_tokens) + " needs " +
                             std::to_string(std::llround(bytes / (1 << 20))) + " MiB, above the limit of " +
                             str(kMaxForwardBytes >> 20) + " MiB");
   }

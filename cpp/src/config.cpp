@@ -54,7 +54,7 @@ int read_int(const json& config, const IntField& f) {
   // Unsigned and signed are compared separately: an unsigned above INT64_MAX must not wrap to -1.
   const bool in_range = value.is_number_unsigned() ? value.get<uint64_t>() <= uint64_t(f.max) && value.get<uint64_t>() >= uint64_t(f.min)
                                                    : value.get<int64_t>() >= f.min && value.get<int64_t>() <= f.max;
-  if (!in_range) throw std::length_error(range_error("config.json", f, shown(value)));
+  if (!in_range) throw LimitError(range_error("config.json", f, shown(value)));
   return int(value.get<int64_t>());
 }
 
@@ -64,7 +64,7 @@ float read_layer_norm_eps(const json& config) {
   if (!it->is_number()) throw std::invalid_argument("config.json: layer_norm_eps must be a number, got " + shown(*it));
   const double eps = it->get<double>();  // checked in double: converting 1e-50 to float gives 0
   if (!(eps >= kMinLayerNormEps && eps < 1)) {
-    throw std::length_error("config.json: layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + shown(*it));
+    throw LimitError("config.json: layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + shown(*it));
   }
   return float(eps);
 }
@@ -96,7 +96,7 @@ double model_weight_bytes(const ModelConfig& c) {
 void check_model_config(const ModelConfig& c, const std::string& source) {
   for (const IntField& f : kIntFields) {
     const int v = c.*f.member;
-    if (v < f.min || v > f.max) throw std::length_error(range_error(source, f, std::to_string(v)));
+    if (v < f.min || v > f.max) throw LimitError(range_error(source, f, std::to_string(v)));
   }
   if (c.hidden_size % c.num_attention_heads != 0) {
     throw std::invalid_argument(source + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by num_attention_heads (" +
@@ -105,11 +105,11 @@ void check_model_config(const ModelConfig& c, const std::string& source) {
   if (!(c.layer_norm_eps >= kMinLayerNormEps && c.layer_norm_eps < 1)) {
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.9g", double(c.layer_norm_eps));
-    throw std::length_error(source + ": layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + eps);
+    throw LimitError(source + ": layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + eps);
   }
   const double bytes = model_weight_bytes(c);
   if (bytes > double(kMaxModelBytes)) {
-    throw std::length_error(source + ": vocab_size (" + std::to_string(c.vocab_size) + "), hidden_size (" + std::to_string(c.hidden_size) +
+    throw LimitError(source + ": vocab_size (" + std::to_string(c.vocab_size) + "), hidden_size (" + std::to_string(c.hidden_size) +
                             "), num_hidden_layers (" + std::to_string(c.num_hidden_layers) + "), intermediate_size (" +
                             std::to_string(c.intermediate_size) + ") and max_position_embeddings (" +
                             std::to_string(c.max_position_embeddings) + ") make " + gib(bytes) +

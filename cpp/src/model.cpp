@@ -122,7 +122,7 @@ ModelTrace Model::run(const std::vector<int32_t>& ids) const {
   const int n = int(std::min<size_t>(ids.size(), size_t(kMaxTokens) + 1));
   if (n < 1) throw std::invalid_argument("ids must hold at least 1 token, got 0");
   if (n > config_.max_position_embeddings) {
-    throw std::length_error("ids has " + std::to_string(ids.size()) + " tokens, above max_position_embeddings = " +
+    throw LimitError("ids has " + std::to_string(ids.size()) + " tokens, above max_position_embeddings = " +
                             std::to_string(config_.max_position_embeddings));
   }
   for (size_t i = 0; i < ids.size(); ++i) {

@@ -4,7 +4,7 @@
 // Weight convention (fixed across the project): Q = X·W_q + b_q with W_q of shape (d_in, d_out),
 // row-major; likewise K, V and the output projection W_o. Head i uses columns [i·dh, (i+1)·dh).
 //
-// Every bad configuration or input throws std::invalid_argument or std::length_error naming the
+// Every bad configuration or input throws std::invalid_argument or LimitError naming the
 // parameter and its value; limits are checked before anything is allocated. Finite inputs and
 // weights can still overflow float32 inside the pass (weights of 3e38, or x of 1e20, whose scores
 // pass 3.4e38): that throws OverflowError naming the step, rather than return weights that do not
@@ -28,6 +28,14 @@ constexpr int kMaxTokens = 4096;
 constexpr size_t kMaxForwardBytes = size_t{1} << 30;
 // Upper bound on d_model: four (d, d) weight matrices must fit comfortably in a 2 GB WASM heap.
 constexpr int kMaxDModel = 4096;
+
+// A size or value beyond one of the engine's limits (tokens, d_model, memory per pass, a config
+// field's range). A std::length_error, so callers may catch either; its own type tells the engine's
+// limits apart from the standard library's length_error ("vector"), which means out of memory.
+class LimitError : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
 
 // A step of a forward pass computed a value float32 cannot hold (infinite, or NaN from ∞ − ∞)
 // from finite inputs and weights. what() is "<where>: <step> overflowed float32 (<cause>)".

@@ -40,7 +40,7 @@ constexpr size_t kMaxModelBytes = size_t{1} << 30;
 double model_weight_bytes(const ModelConfig& c);
 
 // Reads and checks a Hugging Face config.json of model_type "bert" (hidden_act must be "gelu").
-// Throws std::invalid_argument for a malformed file or a wrong type, std::length_error for a
+// Throws std::invalid_argument for a malformed file or a wrong type, LimitError for a
 // value outside its limits; every message starts with "config.json: ".
 ModelConfig parse_bert_config(const std::string& json_text);
 

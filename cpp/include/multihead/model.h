@@ -4,7 +4,7 @@
 // It returns every layer's attention trace. No task heads (MLM, pooler): this is for looking.
 //
 // Loading validates the config (config.h), then every tensor's name and shape against it, before
-// allocating the model; errors are std::invalid_argument / std::length_error naming the field or
+// allocating the model; errors are std::invalid_argument / LimitError naming the field or
 // tensor, prefixed by the file they come from ("config.json: ", "model.safetensors: ").
 #pragma once
 
