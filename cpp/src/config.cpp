@@ -58,13 +58,17 @@ int read_int(const json& config, const IntField& f) {
   return int(value.get<int64_t>());
 }
 
+std::string eps_error(const std::string& source, const std::string& got) {
+  return source + ": layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + got;
+}
+
 float read_layer_norm_eps(const json& config) {
   const auto it = config.find("layer_norm_eps");
   if (it == config.end()) return ModelConfig().layer_norm_eps;
   if (!it->is_number()) throw std::invalid_argument("config.json: layer_norm_eps must be a number, got " + shown(*it));
   const double eps = it->get<double>();  // checked in double: converting 1e-50 to float gives 0
   if (!(eps >= kMinLayerNormEps && eps < 1)) {
-    throw LimitError("config.json: layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + shown(*it));
+    throw LimitError(eps_error("config.json", shown(*it)));
   }
   return float(eps);
 }
@@ -75,12 +79,6 @@ std::string gib(double bytes) {
   return text;
 }
 
-// The text of nlohmann's parse error without its "[json.exception.parse_error.101] " tag.
-std::string parse_error_text(const json::exception& e) {
-  const std::string what = e.what();
-  const size_t tag_end = what.find("] ");
-  return tag_end == std::string::npos ? what : what.substr(tag_end + 2);
-}
 
 }  // namespace
 
@@ -105,7 +103,7 @@ void check_model_config(const ModelConfig& c, const std::string& source) {
   if (!(c.layer_norm_eps >= kMinLayerNormEps && c.layer_norm_eps < 1)) {
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.9g", double(c.layer_norm_eps));
-    throw LimitError(source + ": layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + eps);
+    throw LimitError(eps_error(source, eps));
   }
   const double bytes = model_weight_bytes(c);
   if (bytes > double(kMaxModelBytes)) {

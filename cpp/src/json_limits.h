@@ -1,6 +1,6 @@
 // Limits on JSON that comes from files (config.json, a safetensors header), shared by their
-// readers: a nesting depth checked on the raw bytes *before* parsing, and JSON values shortened
-// for error messages.
+// readers: a nesting depth checked on the raw bytes *before* parsing, and JSON values and parse
+// errors shortened for error messages.
 //
 // Why before parsing: nlohmann::json 3.11 parses and destroys iteratively, but dump(), copies and
 // comparisons recurse once per level. In WASM, ten thousand levels overflow the stack inside
@@ -59,6 +59,14 @@ inline std::string shortened(const std::string& text, size_t limit = 80) {
 // Depth is already bounded by json_too_deep, so dump()'s recursion is shallow.
 inline std::string shown(const nlohmann::json& value) {
   return shortened(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// The text of nlohmann's exception (a parse_error, or out_of_range for a number like 1e400)
+// without its "[json.exception.parse_error.101] " tag.
+inline std::string parse_error_text(const nlohmann::json::exception& e) {
+  const std::string what = e.what();
+  const size_t tag_end = what.find("] ");
+  return tag_end == std::string::npos ? what : what.substr(tag_end + 2);
 }
 
 }  // namespace multihead

@@ -92,9 +92,8 @@ SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
   json header;
   try {
     header = json::parse(bytes_.begin() + 8, bytes_.begin() + data_start_);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
-    const std::string what = e.what();  // "[json.exception.parse_error.101] parse error at …"
-    fail("the header is not valid JSON (" + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2) + ")");
+  } catch (const json::exception& e) {
+    fail("the header is not valid JSON (" + parse_error_text(e) + ")");
   }
   if (!header.is_object()) fail("the header must be a JSON object, got " + std::string(header.type_name()));
 
