@@ -1,7 +1,9 @@
 // Defect 2 of issue 11: an argument that throws, or lies about its size, while the engine copies it
 // used to throw past C++ and leak what C++ had allocated (104 bytes to 1 KB per call, until the
 // heap was full). Now every argument is checked and copied before WASM sees it, so a failing call
-// leaves the heap in use exactly as it was: each test below makes 1,000 of them and compares.
+// leaves the heap in use exactly as it was: the soaks below make 1,000 of them and compare. The
+// detached and resizable-buffer tests pin the size that is read (built-in getters, not `length`);
+// the old code already refused those two before WASM, with other wording.
 import { loadEngine } from '../../../web/src/index.js';
 import { BUILDS, maxAbsDiff, randomValues, randomWeights } from '../helpers.js';
 import { tinyModelFiles } from '../tiny-model.js';

@@ -1,6 +1,8 @@
 // Defect 1 of issue 11: user code (getters, Proxies) that runs while the engine reads its arguments
 // must not be able to dispose, grow or otherwise change WASM memory under a copy. Every argument is
-// read once into a private snapshot before anything reaches WASM (web/src/check.js).
+// read once into a private snapshot before anything reaches WASM (web/src/check.js). The tests whose
+// getter acts on a second read fail on the old code, which read every array twice; those whose
+// getter acts at once guard the message the snapshot must still give.
 import { loadEngine } from '../../../web/src/index.js';
 import { BUILDS, maxAbsDiff, randomValues, randomWeights } from '../helpers.js';
 import { arrayWithGetter } from './hostile.js';
