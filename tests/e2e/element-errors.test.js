@@ -103,3 +103,19 @@ test('a height of 1e20 pixels is refused by name, and reasonable heights still a
   expect(problems).toEqual([]);
   await page.close();
 });
+
+test('a height the page cannot resolve yet (inside a hidden parent) is not mistaken for one too tall', async () => {
+  const { page, problems } = await openHost();
+  await page.evaluate(() => {
+    const hidden = document.createElement('div');
+    hidden.style.display = 'none';
+    hidden.innerHTML = '<multihead-view id="hidden" sentence="The cat sat." height="fit-content"></multihead-view>';
+    document.body.append(hidden);
+    hidden.firstChild.addEventListener('error', (event) => window.__errors.push(['hidden', event.detail.message]));
+  });
+  expect(await settle(page, 'hidden', { height: '20em' }, 'ready')).toEqual([]);
+  expect(await settle(page, 'hidden', { height: '100001' }, 'error')).toEqual([['hidden',
+    'height must be at most 100000 pixels (a number, or a CSS length such as 30em), got "100001"']]);
+  expect(problems).toEqual([]);
+  await page.close();
+});

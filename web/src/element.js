@@ -320,9 +320,11 @@ function counted(element, name, text, count) {
 /** A height attribute as CSS: a number is pixels; absent is "as tall as the view". */
 function readHeight(value, pixels) {
   if (value === null || value.trim() === '') return '';
-  const text = /^\s*(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? `${Number(value)}px` : value.trim();
+  const number = /^\s*(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? Number(value) : null;
+  const text = number === null ? value.trim() : `${number}px`;
   if (!CSS.supports('height', text)) throw new RangeError(`height must be a CSS length such as 400 or 30em, got "${value}"`);
-  if (!(pixels(text) <= MAX_HEIGHT)) {
+  // A length the page cannot resolve now (auto, or inside a display: none subtree) is let through.
+  if ((number ?? pixels(text)) > MAX_HEIGHT) {
     throw new RangeError(`height must be at most ${MAX_HEIGHT} pixels (a number, or a CSS length such as 30em), got "${value}"`);
   }
   return text;
