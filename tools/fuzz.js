@@ -3,7 +3,7 @@
 // a leak, a timeout, an out-of-memory or an unexpected exception.
 //
 //   node tools/fuzz.js                  what npm test runs: each target a fixed number of runs from
-//                                       its seeds (seed 1, a fresh corpus), about 3 minutes in all
+//                                       its seeds (seed 1, a fresh corpus), about 2 minutes in all
 //   node tools/fuzz.js --time=3600 model   fuzz longer by hand: an hour on the whole-model target,
 //                                       keeping what it learns in build/native-sanitize/fuzz/<target>/corpus
 //   node tools/fuzz.js --runs=N [target…]
@@ -49,6 +49,7 @@ function parseArgs(argv) {
 
 function run(command, args, log) {
   const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: log ? 'pipe' : 'inherit' });
+  if (result.error) throw new Error(`${command} could not run: ${result.error.message}`);
   if (log) writeFileSync(log, `${result.stdout ?? ''}${result.stderr ?? ''}`);
   return result;
 }
@@ -90,6 +91,9 @@ function fuzz(target, seeds, options) {
     '-print_final_stats=1', corpus, `${seeds}/${target}`], `${work}/fuzz.log`);
   const seconds = (Date.now() - started) / 1000;
   const stat = (name) => Number(result.stderr.match(new RegExp(`stat::${name}:\\s+(\\d+)`))?.[1]);
+  if (result.status === 0 && !Number.isInteger(stat('number_of_executed_units'))) {
+    return { target, failed: `libFuzzer printed no final stats:\n${lastLines(result.stderr, 20)}` };
+  }
   const summary = { target, seeds: seedFiles.length, executions: stat('number_of_executed_units'), seconds,
     coverage: Number(result.stderr.match(/cov: (\d+)/g)?.at(-1)?.slice(5)), corpus: readdirSync(corpus).length };
   if (result.status !== 0) {

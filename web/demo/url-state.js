@@ -8,7 +8,9 @@
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
-export const MAX_SENTENCE = 2000; // characters of sentence a link holds
+// Characters of sentence a link holds: the element's own cap too (MAX_SENTENCE in web/src/element.js),
+// so the element snippet of any link holds a sentence the element takes. Keep the two equal.
+export const MAX_SENTENCE = 2000;
 
 /** The part of `sentence` a link holds: at most MAX_SENTENCE characters, never half an emoji. */
 export function linkedSentence(sentence) {
