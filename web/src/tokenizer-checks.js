@@ -43,24 +43,25 @@ export function checkTokenizerJson(json) {
   return { largest, patterns };
 }
 
-/** Refuses any collected regex that can take exponential time; run after the library compiled them. */
+/** Refuses any collected regex whose backtracking can freeze the page; run after the library compiled them. */
 export function checkPatterns(patterns) {
   for (const { field, source } of patterns) {
     let hazard;
     try {
       hazard = regexHazard(source);
     } catch (error) {
-      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: it could not be checked for patterns that take exponential time (${error.message})`);
+      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: it could not be checked for patterns that can take too long to match (${error.message})`);
     }
-    if (hazard) {
-      const why = {
-        nested: 'repeats a group that holds a quantifier',
-        overlap: 'repeats alternatives that may start with the same character', // or that cannot be told apart here
-        backreference: 'is a backreference',
-      }[hazard.kind];
-      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: ${clip(hazard.fragment, 60)} ${why}, ` +
-        'which can take exponential time to match some text');
-    }
+    if (!hazard) continue;
+    const fragment = clip(hazard.fragment, 60);
+    const why = {
+      nested: `${fragment} repeats a group that holds a quantifier, which can take exponential time to match some text`,
+      overlap: `${fragment} repeats alternatives that may start with the same character, which can take exponential time to match some text`, // or that cannot be told apart here
+      backreference: `${fragment} is a backreference, which can take exponential time to match some text`,
+      power: `it repeats overlapping characters in ${fragment} before something that can fail, which can take time growing as a power of the text's length`,
+      product: `it repeats overlapping characters in ${fragment} before something that can fail, which can take time growing with the product of their repeat counts`,
+    }[hazard.kind];
+    fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: ${why}`);
   }
 }
 
