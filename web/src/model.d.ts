@@ -27,7 +27,9 @@ export class ModelResult {
    * tokenizer's normalizer does ("CAT" for the id of "cat", "ING" for the piece "##ing", " cat"
    * with its space for GPT-2's "Ġcat"). Tokens split from one character (a byte-level model's
    * bytes of an emoji) each show that character; tokens the tokenizer adds ([CLS], [SEP], <s>) show
-   * as themselves.
+   * as themselves. Where the labelling cannot follow a tokenizer's pipeline exactly (its replay of
+   * the pipeline gives other tokens than @huggingface/tokenizers does), every label of that run is
+   * the library's own token string instead ("cat", "##ing", "Ġcat"); the ids are the same either way.
    */
   readonly tokens: string[];
   /** The tokenizer's ids, as @huggingface/tokenizers gives them. */

@@ -7,7 +7,9 @@
 //
 // It checks structure and ids, not behaviour: whether a regex is safe to run is tokenizer-regex.js's
 // question (patterns are collected here and checked once the library has compiled them), and
-// whether ids fit the model is known only once config.json is read (checkVocabularySize).
+// whether ids fit the model is known only once config.json is read (checkVocabularySize). It is
+// given JSON.parse output or model-files.js's plain, depth-limited copy of an object (which refuses
+// one that contains itself), so nothing it walks can hold itself.
 
 import { describe } from './check.js';
 import { regexHazard } from './tokenizer-regex.js';
@@ -35,7 +37,7 @@ export function checkTokenizerJson(json) {
   const byContent = checkAddedTokens(json.added_tokens, vocab, note);
   // The id the library gives a token's text: an added token's first, then the model's.
   const idOf = (token) => byContent.get(token) ?? vocab.get(token);
-  checkPostProcessor(json.post_processor, 'post_processor', idOf);
+  checkPostProcessor(json.post_processor, idOf);
   const patterns = [];
   walkSteps(json.normalizer, 'normalizer', 'normalizers', patterns);
   walkSteps(json.pre_tokenizer, 'pre_tokenizer', 'pretokenizers', patterns);
@@ -43,24 +45,25 @@ export function checkTokenizerJson(json) {
   return { largest, patterns };
 }
 
-/** Refuses any collected regex that can take exponential time; run after the library compiled them. */
+/** Refuses any collected regex whose backtracking can freeze the page; run after the library compiled them. */
 export function checkPatterns(patterns) {
   for (const { field, source } of patterns) {
     let hazard;
     try {
       hazard = regexHazard(source);
     } catch (error) {
-      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: it could not be checked for patterns that take exponential time (${error.message})`);
+      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: it could not be checked for patterns that can take too long to match (${error.message})`);
     }
-    if (hazard) {
-      const why = {
-        nested: 'repeats a group that holds a quantifier',
-        overlap: 'repeats alternatives that may start with the same character', // or that cannot be told apart here
-        backreference: 'is a backreference',
-      }[hazard.kind];
-      fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: ${clip(hazard.fragment, 60)} ${why}, ` +
-        'which can take exponential time to match some text');
-    }
+    if (!hazard) continue;
+    const fragment = clip(hazard.fragment, 60);
+    const why = {
+      nested: `${fragment} repeats a group that holds a quantifier, which can take exponential time to match some text`,
+      overlap: `${fragment} repeats alternatives that may start with the same character, which can take exponential time to match some text`, // or that cannot be told apart here
+      backreference: `${fragment} is a backreference, which can take exponential time to match some text`,
+      power: `it repeats overlapping characters in ${fragment} before something that can fail, which can take time growing as a power of the text's length`,
+      product: `it repeats overlapping characters in ${fragment} before something that can fail, which can take time growing with the product of their repeat counts`,
+    }[hazard.kind];
+    fail(`tokenizer.json ${field} ${quote(source, 100)} is refused: ${why}`);
   }
 }
 
@@ -225,11 +228,9 @@ function checkAddedTokens(added, vocab, note) {
 /**
  * The post-processor adds [CLS], [SEP], <s>… around the text. Their ids are written in it, but the
  * library looks each token's text up instead: the two must agree, or the ids would differ from the
- * reference tokenizer's without a word.
+ * reference tokenizer's without a word. Walks a Sequence's processors as walkSteps walks its steps.
  */
-function checkPostProcessor(processor, field, idOf, outer = []) {
-  if (processor === null) return;
-  if (outer.includes(processor)) fail(`tokenizer.json ${field} contains itself`);
+function checkPostProcessor(root, idOf) {
   const checkSpecial = (where, token, ids) => {
     const id = idOf(token);
     if (id === undefined) fail(`tokenizer.json ${where} adds the token ${quote(token, 40)}, which is neither in model.vocab nor in added_tokens`);
@@ -237,46 +238,49 @@ function checkPostProcessor(processor, field, idOf, outer = []) {
       fail(`tokenizer.json ${where} gives ${quote(token, 40)} the ids [${ids.join(', ')}], but its id in the vocabulary is ${id}`);
     }
   };
-  if (processor.type === 'TemplateProcessing') {
-    const special = processor.special_tokens;
-    if (!isObject(special)) fail(`tokenizer.json ${field}.special_tokens must be an object, got ${shown(special)}`);
-    for (const [name, entry] of Object.entries(special)) {
-      const where = `${field}.special_tokens[${quote(name, 40)}]`;
-      if (!isObject(entry)) fail(`tokenizer.json ${where} must be an object with id, ids and tokens, got ${shown(entry)}`);
-      if (!Array.isArray(entry.ids) || entry.ids.length === 0) fail(`tokenizer.json ${where}.ids must be a non-empty array of ids, got ${shown(entry.ids)}`);
-      entry.ids.forEach((id, i) => checkId(`${where}.ids[${i}]`, id));
-    }
-    const single = processor.single;
-    if (!Array.isArray(single)) fail(`tokenizer.json ${field}.single must be an array, got ${shown(single)}`);
-    single.forEach((item, i) => {
-      const where = `${field}.single[${i}]`;
-      if (isObject(item) && isObject(item.SpecialToken) && typeof item.SpecialToken.id === 'string') {
-        const name = item.SpecialToken.id;
-        if (!Object.hasOwn(special, name)) fail(`tokenizer.json ${where} adds ${quote(name, 40)}, which ${field}.special_tokens does not define`);
-        checkSpecial(`${field}.special_tokens[${quote(name, 40)}]`, name, special[name].ids);
-      } else if (isObject(item) && isObject(item.Sequence)) {
-        if (item.Sequence.id !== 'A') fail(`tokenizer.json ${where}.Sequence.id must be "A" (the text), got ${shown(item.Sequence.id)}`);
-      } else {
-        fail(`tokenizer.json ${where} must be { "SpecialToken": { "id": … } } or { "Sequence": { "id": "A" } }, got ${shown(item)}`);
+  if (root === null) return;
+  const pending = [[root, 'post_processor']];
+  while (pending.length) {
+    const [processor, field] = pending.pop();
+    if (!isObject(processor)) fail(`tokenizer.json ${field} must be an object, got ${shown(processor)}`);
+    if (processor.type === 'TemplateProcessing') {
+      const special = processor.special_tokens;
+      if (!isObject(special)) fail(`tokenizer.json ${field}.special_tokens must be an object, got ${shown(special)}`);
+      for (const [name, entry] of Object.entries(special)) {
+        const where = `${field}.special_tokens[${quote(name, 40)}]`;
+        if (!isObject(entry)) fail(`tokenizer.json ${where} must be an object with id, ids and tokens, got ${shown(entry)}`);
+        if (!Array.isArray(entry.ids) || entry.ids.length === 0) fail(`tokenizer.json ${where}.ids must be a non-empty array of ids, got ${shown(entry.ids)}`);
+        entry.ids.forEach((id, i) => checkId(`${where}.ids[${i}]`, id));
       }
-    });
-  } else if (processor.type === 'BertProcessing' || processor.type === 'RobertaProcessing') {
-    for (const key of ['cls', 'sep']) {
-      const pair = processor[key];
-      const where = `${field}.${key}`;
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') {
-        fail(`tokenizer.json ${where} must be a [token, id] pair, got ${shown(pair)}`);
+      const single = processor.single;
+      if (!Array.isArray(single)) fail(`tokenizer.json ${field}.single must be an array, got ${shown(single)}`);
+      single.forEach((item, i) => {
+        const where = `${field}.single[${i}]`;
+        if (isObject(item) && isObject(item.SpecialToken) && typeof item.SpecialToken.id === 'string') {
+          const name = item.SpecialToken.id;
+          if (!Object.hasOwn(special, name)) fail(`tokenizer.json ${where} adds ${quote(name, 40)}, which ${field}.special_tokens does not define`);
+          checkSpecial(`${field}.special_tokens[${quote(name, 40)}]`, name, special[name].ids);
+        } else if (isObject(item) && isObject(item.Sequence)) {
+          if (item.Sequence.id !== 'A') fail(`tokenizer.json ${where}.Sequence.id must be "A" (the text), got ${shown(item.Sequence.id)}`);
+        } else {
+          fail(`tokenizer.json ${where} must be { "SpecialToken": { "id": … } } or { "Sequence": { "id": "A" } }, got ${shown(item)}`);
+        }
+      });
+    } else if (processor.type === 'BertProcessing' || processor.type === 'RobertaProcessing') {
+      for (const key of ['cls', 'sep']) {
+        const pair = processor[key];
+        const where = `${field}.${key}`;
+        if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') {
+          fail(`tokenizer.json ${where} must be a [token, id] pair, got ${shown(pair)}`);
+        }
+        checkId(`${where}[1]`, pair[1]);
+        checkSpecial(where, pair[0], [pair[1]]);
       }
-      checkId(`${where}[1]`, pair[1]);
-      checkSpecial(where, pair[0], [pair[1]]);
+    } else if (processor.type === 'Sequence') {
+      const list = processor.processors;
+      if (!Array.isArray(list)) fail(`tokenizer.json ${field}.processors must be an array, got ${shown(list)}`);
+      for (let i = list.length - 1; i >= 0; i--) pending.push([list[i], `${field}.processors[${i}]`]);
     }
-  } else if (processor.type === 'Sequence') {
-    if (!Array.isArray(processor.processors)) fail(`tokenizer.json ${field}.processors must be an array, got ${shown(processor.processors)}`);
-    processor.processors.forEach((step, i) => {
-      const where = `${field}.processors[${i}]`;
-      if (!isObject(step)) fail(`tokenizer.json ${where} must be an object, got ${shown(step)}`);
-      checkPostProcessor(step, where, idOf, [...outer, processor]);
-    });
   }
 }
 
@@ -285,17 +289,16 @@ function checkPostProcessor(processor, field, idOf, outer = []) {
  * the patterns it compiles, and collects every regex. An explicit stack, so no nesting recurses.
  */
 function walkSteps(root, rootField, listKey, patterns) {
-  const pending = [[root, rootField, []]];
+  const pending = [[root, rootField]];
   while (pending.length) {
-    const [step, field, outer] = pending.pop(); // outer: the Sequences holding it (an object made in JavaScript may hold itself)
+    const [step, field] = pending.pop();
     if (step === null) continue;
     if (!isObject(step)) fail(`tokenizer.json ${field} must be an object or null, got ${shown(step)}`);
-    if (outer.includes(step)) fail(`tokenizer.json ${field} contains itself`);
     if (step.type === 'Sequence') {
       const list = step[listKey];
       if (list === undefined || list === null) continue;
       if (!Array.isArray(list)) fail(`tokenizer.json ${field}.${listKey} must be an array, got ${shown(list)}`);
-      for (let i = list.length - 1; i >= 0; i--) pending.push([list[i], `${field}.${listKey}[${i}]`, [...outer, step]]);
+      for (let i = list.length - 1; i >= 0; i--) pending.push([list[i], `${field}.${listKey}[${i}]`]);
     } else if (step.type === 'Split' || step.type === 'Replace') {
       const pattern = step.pattern;
       const regex = isObject(pattern) && typeof pattern.Regex === 'string';

@@ -17,37 +17,31 @@
 // It never decides ids: those are the library's. A span is [start, end) in UTF-16 units; tokens
 // that no text made (the post-processor's [CLS], a prefix space the pre-tokenizer inserts) have
 // none. Tokens split from one character (a byte-level BPE splitting an emoji) share its span.
+//
+// The replay reads the library's internals, not only its API (it is pinned to 0.2.0 for that):
+// the Tokenizer's normalizer, pre_tokenizer, model, post_processor, added_tokens_map,
+// splitter_unnormalized and splitter_normalized; a Sequence's normalizers and tokenizers; each
+// step's normalize and pre_tokenize_text, a Replace's or ByteLevel's compiled pattern, ByteLevel's
+// add_prefix_space, use_regex and byte_encoder, Metaspace's str_rep; and the model's encode, bpe,
+// tokens_to_ids, unk_token, unk_token_id, fuse_unk, byte_fallback, ignore_merges,
+// end_of_word_suffix, continuing_subword_suffix and (WordPiece) config.continuing_subword_prefix.
+// When the replay disagrees with the library (a pipeline it does not follow, or a library that
+// changed), spans() answers null and the labels fall back to the library's own token strings.
 
 const INSERTED = -1; // `from` of a character that no original character made
 
-/** Replays one library Tokenizer (`library`) built from `json`; spans(text, tokens) does the work. */
+/**
+ * Replays one library Tokenizer (`library`) built from `json`; spans(text, tokens) does the work.
+ * Added tokens are found with the library's own splitters and added_tokens_map (each token's text,
+ * and its normalized text, to the token with its lstrip / rstrip), so they match as the library's do.
+ */
 export class TokenSpans {
   #library;
   #json;
-  #added; // text → { lstrip, rstrip }, as the library's added_tokens_map
-  #splitRaw; // longest-match splitters over the added tokens matched before / after normalizing
-  #splitNormalized;
 
   constructor(library, json) {
     this.#library = library;
     this.#json = json;
-    this.#added = new Map();
-    const raw = [];
-    const normalized = [];
-    for (const token of json.added_tokens) {
-      const entry = { lstrip: token.lstrip ?? false, rstrip: token.rstrip ?? false };
-      this.#added.set(token.content, entry);
-      // As the library: a token is matched after normalizing unless it says otherwise (specials do).
-      if ((token.normalized ?? !(token.special ?? false)) && library.normalizer !== null) {
-        const text = library.normalizer(token.content);
-        normalized.push(text);
-        this.#added.set(text, entry);
-      } else {
-        raw.push(token.content);
-      }
-    }
-    this.#splitRaw = splitter(raw);
-    this.#splitNormalized = splitter(normalized);
   }
 
   /**
@@ -55,34 +49,49 @@ export class TokenSpans {
    * that no text made; the whole answer is null if the replay does not give the same tokens.
    */
   spans(text, tokens) {
+    const added = this.#library.added_tokens_map;
     const own = [];
-    const sections = this.#strip(this.#splitRaw(text), text);
-    sections.forEach(({ start, end }, index) => {
-      if (start >= end) return;
+    const sections = this.#split(this.#library.splitter_unnormalized, text);
+    if (!sections) return null;
+    for (let index = 0; index < sections.length; index++) {
+      const { start, end } = sections[index];
+      if (start >= end) continue;
       const section = text.slice(start, end);
-      if (this.#added.has(section)) {
+      if (added.has(section)) {
         own.push({ token: section, span: [start, end] });
-        return;
+        continue;
       }
       const normalized = this.#normalize(original(section, start));
-      if (normalized.text === '') return;
-      const pieces = this.#strip(this.#splitNormalized(normalized.text), normalized.text);
+      if (normalized.text === '') continue;
+      const pieces = this.#split(this.#library.splitter_normalized, normalized.text);
+      if (!pieces) return null;
       for (const { start: a, end: b } of pieces) {
         if (a >= b) continue;
         const piece = slice(normalized, a, b);
-        if (this.#added.has(piece.text)) own.push({ token: piece.text, span: union(piece, 0, piece.text.length) });
+        if (added.has(piece.text)) own.push({ token: piece.text, span: union(piece, 0, piece.text.length) });
         else for (const token of this.#tokenize(this.#preTokenize(piece, index))) own.push(token); // a spread of a long paste's tokens would overflow the stack
       }
-    });
+    }
     const all = this.#postProcess(own);
     if (all.length !== tokens.length || all.some((t, i) => t.token !== tokens[i])) return null;
     return all.map((t) => t.span);
   }
 
+  /**
+   * `text` split at added tokens by the library's `splitter` (a DictionarySplitter: the longest
+   * token at each position), as [start, end) pieces, after the trimming beside lstrip / rstrip
+   * tokens; null if the pieces do not rejoin to the text, so offsets cannot be their lengths' sums.
+   */
+  #split(splitter, text) {
+    let at = 0;
+    const pieces = splitter.split(text).map((piece) => ({ start: at, end: (at += piece.length) }));
+    return at === text.length ? this.#strip(pieces, text) : null;
+  }
+
   /** The library trims the text beside an added token marked lstrip / rstrip. */
   #strip(pieces, text) {
     pieces.forEach((piece, i) => {
-      const entry = this.#added.get(text.slice(piece.start, piece.end));
+      const entry = this.#library.added_tokens_map.get(text.slice(piece.start, piece.end));
       if (!entry) return;
       const before = pieces[i - 1], after = pieces[i + 1];
       if (entry.lstrip && before) before.end = before.start + text.slice(before.start, before.end).trimEnd().length;
@@ -481,32 +490,4 @@ function fuseUnknown(tokens, model) {
 function joined(a, b) {
   if (!a || !b) return a ?? b;
   return [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
-}
-
-/** Splits text at the longest added token starting at each position, as the library's trie does. */
-function splitter(words) {
-  const byFirst = new Map();
-  for (const word of new Set(words)) {
-    if (word === '') continue;
-    if (!byFirst.has(word[0])) byFirst.set(word[0], []);
-    byFirst.get(word[0]).push(word);
-  }
-  for (const list of byFirst.values()) list.sort((a, b) => b.length - a.length);
-  return (text) => {
-    const pieces = [];
-    let start = 0;
-    for (let i = 0; i < text.length;) {
-      const word = byFirst.get(text[i])?.find((w) => text.startsWith(w, i));
-      if (word) {
-        if (i > start) pieces.push({ start, end: i });
-        pieces.push({ start: i, end: i + word.length });
-        i += word.length;
-        start = i;
-      } else {
-        i += 1;
-      }
-    }
-    if (start < text.length) pieces.push({ start, end: text.length });
-    return pieces;
-  };
 }

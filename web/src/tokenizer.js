@@ -19,7 +19,7 @@ export async function loadTokenizer(tokenizerJson) {
   return new TextTokenizer(Tokenizer, tokenizerJson, checked);
 }
 
-export class TextTokenizer {
+class TextTokenizer {
   #tokenizer;
   #spans;
   #unkId;

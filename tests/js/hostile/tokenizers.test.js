@@ -3,8 +3,9 @@
 // - defect 5: ids that the library would pass on changed (2³²+6, 1.5, "7", ≥ vocab_size, an added
 //   token or a post-processor disagreeing with the vocabulary) are refused at load, by field, and
 //   missing or malformed fields get a message naming them instead of the library's TypeError;
-// - defect 4: regexes that can backtrack for ever are refused at load, in every place the library
-//   compiles one, while the patterns of real tokenizers still load;
+// - defect 4: regexes that can backtrack for ever, or for a time growing as a power of the text's
+//   length, are refused at load, in every place the library compiles one, while the patterns of
+//   real tokenizers still load;
 // - defect 7: labels are the text as typed, for decomposed (NFD) text, word pieces and byte-level
 //   BPE, with the library's ids unchanged;
 // - a soak: 1,000 refused loads leave the WASM heap as it was.
@@ -219,6 +220,49 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       ['the default model', '\\p{L}+|\\p{N}+|[^\\p{L}\\p{N}]'],
       ['a repeated choice of distinct characters', '(?:ab|c|\\n)+|\\p{L}+'],
     ])('still loads the pattern of %s and tokenizes with it', async (_, regex) => {
+      const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; });
+      const loaded = await engine.loadModel(files);
+      expect(loaded.run('The cat sat on the mat.').tokens.join('')).toContain('cat');
+      loaded.dispose();
+    });
+
+    // Backtracking that grows as a power of the text's length: each repeat sharing characters with
+    // the one before multiplies the work of a failing match by the length.
+    const POWER = 'before something that can fail, which can take time growing as a power of the text\'s length';
+    const PRODUCT = 'before something that can fail, which can take time growing with the product of their repeat counts';
+    const refusedRun = (regex, fragment, why) => `${JSON.stringify(regex)} is refused: it repeats overlapping characters in ${fragment} ${why}`;
+
+    test.each([
+      ['a Split pre-tokenizer', (t, regex) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; }, SPLIT],
+      ['a Replace normalizer', (t, regex) => { t.normalizer.normalizers.push({ type: 'Replace', pattern: { Regex: regex }, content: '' }); }, 'normalizer.normalizers[2]'],
+    ])('in %s, [a-z]+[a-z]+[a-z]+[a-z]+! and \\s*\\s*\\s*\\s*\\s*$ (each over 60 s on 400 characters) are refused', async (_, place, field) => {
+      for (const [regex, fragment] of [['[a-z]+[a-z]+[a-z]+[a-z]+!', '[a-z]+[a-z]+[a-z]+[a-z]+'], ['\\s*\\s*\\s*\\s*\\s*$', '\\s*\\s*\\s*\\s*\\s*']]) {
+        await expect(engine.loadModel(withTokenizer((t) => { place(t, regex); }))).rejects.toThrow(
+          `tokenizer.json ${field}.pattern.Regex ${refusedRun(regex, fragment, POWER)}`);
+      }
+    });
+
+    test.each([
+      ['[a-z]+[a-z]+[0-9]+', '[a-z]+[a-z]+', POWER],
+      ['\\s*\\s*[\\r\\n]+', '\\s*\\s*', POWER], // at the end, but the last repeat takes fewer characters than the others
+      ['[a-z]+x?[a-z]+!', '[a-z]+x?[a-z]+', POWER],
+      ['[a-z]+[0-9]*[a-z]+!', '[a-z]+…[a-z]+', POWER], // [0-9]* can match nothing, so it does not separate them
+      ['(?:[a-z]+[a-z]+|x)y', '[a-z]+[a-z]+', POWER],
+      ['[a-z]+(?:[a-z]+)!', '[a-z]+…[a-z]+', POWER],
+      ['\\s+\\s+(?=x)', '\\s+\\s+', POWER],
+      ['[a-z]+(?=[a-z]*!)', '[a-z]+(?=[a-z]*!)', POWER], // the lookahead's own repeat runs again for each length of [a-z]+
+      ['[a-z]{0,1000}[a-z]{0,1000}!', '[a-z]{0,1000}[a-z]{0,1000}', PRODUCT],
+    ])('%s is refused', async (regex, fragment, why) => {
+      const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; });
+      await expect(engine.loadModel(files)).rejects.toThrow(refusedRun(regex, fragment, why));
+    });
+
+    test.each([
+      ['repeats of characters that differ, before a failure', '[a-z]+[0-9]+!'],
+      ['repeats separated by a character neither takes', '[a-z]+,[a-z]+!| +\\. +$'],
+      ['overlapping repeats at the end of the pattern, the last taking all the others take', '[a-z]+[a-z]+[a-z]+[a-z]+|\\s*\\s*\\s*\\s*\\s*'],
+      ['overlapping repeats before an optional group at the end', '\\p{L}*\\p{L}+(?:x|y)?'],
+    ])('still loads %s', async (_, regex) => {
       const files = withTokenizer((t) => { t.pre_tokenizer.pretokenizers[1].pattern = { Regex: regex }; });
       const loaded = await engine.loadModel(files);
       expect(loaded.run('The cat sat on the mat.').tokens.join('')).toContain('cat');
