@@ -36,3 +36,13 @@ export function failures(call, times) {
   }
   return [...messages];
 }
+
+/** Awaits `call(i)` `times` times, one after another, expecting each to reject; returns the distinct messages. */
+export async function rejections(call, times) {
+  const messages = new Set();
+  for (let i = 0; i < times; i++) {
+    const outcome = await call(i).then(() => 'resolved', (error) => messages.add(error.message));
+    if (outcome === 'resolved') throw new Error(`call ${i} did not reject`);
+  }
+  return [...messages];
+}

@@ -7,7 +7,7 @@
 import { loadEngine } from '../../../web/src/index.js';
 import { BUILDS, maxAbsDiff, randomValues, randomWeights } from '../helpers.js';
 import { tinyModelFiles } from '../tiny-model.js';
-import { arrayWithGetter, failures, used } from './hostile.js';
+import { arrayWithGetter, failures, rejections, used } from './hostile.js';
 
 const CALLS = 1000;
 
@@ -80,32 +80,22 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(() => layer.output(tracking, 3)).toThrow('x must have nTokens × dModel = 3 × 8 = 24 values, got 16');
   });
 
-  test('model bytes on a detached buffer: 1,000 loads fail by name and leak nothing', async () => {
+  test.each([
+    ['before the call', (weights, load) => { structuredClone(weights.buffer, { transfer: [weights.buffer] }); return load(); }],
+    ['while the model loads', (weights, load) => {
+      const loading = load(); // has read the bytes, now loads the tokenizer
+      structuredClone(weights.buffer, { transfer: [weights.buffer] });
+      return loading;
+    }],
+  ])('model bytes detached %s: 1,000 loads fail by name and leak nothing', async (when, detachAndLoad) => {
     const files = tinyModelFiles();
     (await engine.loadModel(files)).dispose();
     const before = used(engine);
-    const messages = new Set();
-    for (let i = 0; i < CALLS; i++) {
+    const messages = await rejections(() => {
       const weights = files.weights.slice();
-      structuredClone(weights.buffer, { transfer: [weights.buffer] });
-      await engine.loadModel({ ...files, weights }).then(() => { throw new Error('loaded'); }, (error) => messages.add(error.message));
-    }
-    expect([...messages]).toEqual(['model.safetensors is empty: 0 bytes (was its buffer detached or transferred?)']);
-    expect(used(engine)).toBe(before);
-  });
-
-  test('model bytes detached while the model loads: 1,000 loads fail by name and leak nothing', async () => {
-    const files = tinyModelFiles();
-    (await engine.loadModel(files)).dispose();
-    const before = used(engine);
-    const messages = new Set();
-    for (let i = 0; i < CALLS; i++) {
-      const weights = files.weights.slice();
-      const loading = engine.loadModel({ ...files, weights }); // has read the bytes, now loads the tokenizer
-      structuredClone(weights.buffer, { transfer: [weights.buffer] });
-      await loading.then(() => { throw new Error('loaded'); }, (error) => messages.add(error.message));
-    }
-    expect([...messages]).toEqual(['model.safetensors is empty: 0 bytes (was its buffer detached or transferred?)']);
+      return detachAndLoad(weights, () => engine.loadModel({ ...files, weights }));
+    }, CALLS);
+    expect(messages).toEqual(['model.safetensors is empty: 0 bytes (was its buffer detached or transferred?)']);
     expect(used(engine)).toBe(before);
   });
 
