@@ -14,39 +14,6 @@ namespace {
 
 const ModelConfig kConfig{/*vocab*/ 50, /*d*/ 16, /*layers*/ 2, /*heads*/ 4, /*ff*/ 24, /*positions*/ 12, /*types*/ 2, 1e-12f};
 
-// Tensors of a random BertModel, named as Hugging Face names them; nn.Linear weights are (out, in).
-std::map<std::string, TestTensor> random_bert(const ModelConfig& c, const std::string& prefix = "") {
-  std::map<std::string, TestTensor> t;
-  uint32_t seed = 100;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape, float limit) {
-    size_t n = 1;
-    for (auto d : shape) n *= size_t(d);
-    t[prefix + name] = {shape, random_values(n, seed++, limit)};
-  };
-  const int d = c.hidden_size, ff = c.intermediate_size;
-  add("embeddings.word_embeddings.weight", {c.vocab_size, d}, 1.0f);
-  add("embeddings.position_embeddings.weight", {c.max_position_embeddings, d}, 0.5f);
-  add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, d}, 0.5f);
-  add("embeddings.LayerNorm.weight", {d}, 1.5f);
-  add("embeddings.LayerNorm.bias", {d}, 0.2f);
-  for (int i = 0; i < c.num_hidden_layers; ++i) {
-    const std::string p = "encoder.layer." + std::to_string(i) + ".";
-    for (const char* lin : {"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"}) {
-      add(p + lin + ".weight", {d, d}, 0.5f);
-      add(p + lin + ".bias", {d}, 0.1f);
-    }
-    add(p + "intermediate.dense.weight", {ff, d}, 0.5f);
-    add(p + "intermediate.dense.bias", {ff}, 0.1f);
-    add(p + "output.dense.weight", {d, ff}, 0.5f);
-    add(p + "output.dense.bias", {d}, 0.1f);
-    for (const char* ln : {"attention.output.LayerNorm", "output.LayerNorm"}) {
-      add(p + ln + ".weight", {d}, 1.5f);
-      add(p + ln + ".bias", {d}, 0.2f);
-    }
-  }
-  return t;
-}
-
 MatrixD tensor(const std::map<std::string, TestTensor>& t, const std::string& name) {
   const TestTensor& x = t.at(name);
   return to_double(x.values, size_t(x.shape[0]), x.shape.size() > 1 ? size_t(x.shape[1]) : 1);
@@ -123,7 +90,7 @@ void expect_error(F&& call, const std::string& part) {
 }
 
 TEST(Model, MatchesTheFloat64ReferenceLayerByLayer) {
-  const auto tensors = random_bert(kConfig);
+  const auto tensors = bert_tensors_for(kConfig);
   const Model model(kConfig, SafetensorsFile(safetensors_bytes(tensors)));
   for (const std::vector<int32_t>& ids : {std::vector<int32_t>{2, 17, 5, 49, 3}, std::vector<int32_t>{7},
                                           std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0}}) {
@@ -141,7 +108,7 @@ TEST(Model, MatchesTheFloat64ReferenceLayerByLayer) {
 }
 
 TEST(Model, AcceptsTheBertPrefixOfBertForMaskedLMCheckpoints) {
-  const auto plain = random_bert(kConfig), prefixed = random_bert(kConfig, "bert.");
+  const auto plain = bert_tensors_for(kConfig), prefixed = bert_tensors_for(kConfig, "bert.");
   const std::vector<int32_t> ids{2, 9, 3};
   const Model a(kConfig, SafetensorsFile(safetensors_bytes(plain))), b(kConfig, SafetensorsFile(safetensors_bytes(prefixed)));
   EXPECT_EQ(max_abs_diff(a.run(ids).hidden, b.run(ids).hidden), 0.0);
@@ -171,22 +138,22 @@ TEST(ModelErrors, BadConfigsNameTheField) {
 }
 
 TEST(ModelErrors, AMissingTensorOrWrongShapeIsNamed) {
-  auto tensors = random_bert(kConfig);
+  auto tensors = bert_tensors_for(kConfig);
   tensors.erase("encoder.layer.1.intermediate.dense.bias");
   expect_error<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(tensors))); },
                                       "has no tensor 'encoder.layer.1.intermediate.dense.bias'");
-  tensors = random_bert(kConfig);
+  tensors = bert_tensors_for(kConfig);
   tensors["encoder.layer.0.attention.self.key.weight"].shape = {8, 32};
   expect_error<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(tensors))); },
                                       "tensor 'encoder.layer.0.attention.self.key.weight' has shape [8, 32], expected [16, 16]");
-  tensors = random_bert(kConfig);
+  tensors = bert_tensors_for(kConfig);
   tensors["embeddings.LayerNorm.bias"].values[3] = NAN;
   expect_error<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(tensors))); },
                                       "tensor 'embeddings.LayerNorm.bias' value 3 is not finite");
 }
 
 TEST(ModelErrors, BadIdsAreRefusedBeforeComputing) {
-  const Model model(kConfig, SafetensorsFile(safetensors_bytes(random_bert(kConfig))));
+  const Model model(kConfig, SafetensorsFile(safetensors_bytes(bert_tensors_for(kConfig))));
   expect_error<std::invalid_argument>([&] { model.run({}); }, "at least 1 token, got 0");
   expect_error<std::invalid_argument>([&] { model.run({2, 50, 3}); }, "ids[1] is 50, outside the vocabulary 0 to 49");
   expect_error<std::length_error>([&] { model.run(std::vector<int32_t>(13, 1)); }, "13 tokens, above max_position_embeddings = 12");

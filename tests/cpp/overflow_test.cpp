@@ -153,37 +153,9 @@ TEST(AttentionOverflow, GeluKeepsFiniteValuesFinite) {
   }
 }
 
-// A small random BertModel (d 8, 2 heads, 2 layers), as Hugging Face names its tensors.
+// A small BertModel (d 8, 2 heads, 2 layers); its tensors come from bert_tensors_for(kModel).
 const ModelConfig kModel{/*vocab*/ 12, /*d*/ 8, /*layers*/ 2, /*heads*/ 2, /*ff*/ 12, /*positions*/ 10, /*types*/ 2, 1e-12f};
 
-std::map<std::string, TestTensor> bert_tensors() {
-  std::map<std::string, TestTensor> t;
-  uint32_t seed = 500;
-  const auto add = [&](const std::string& name, std::vector<int64_t> shape, float limit) {
-    t[name] = {shape, random_values(size_t(shape[0] * (shape.size() > 1 ? shape[1] : 1)), seed++, limit)};
-  };
-  const int d = kModel.hidden_size, ff = kModel.intermediate_size;
-  add("embeddings.word_embeddings.weight", {kModel.vocab_size, d}, 1.0f);
-  add("embeddings.position_embeddings.weight", {kModel.max_position_embeddings, d}, 0.5f);
-  add("embeddings.token_type_embeddings.weight", {kModel.type_vocab_size, d}, 0.5f);
-  for (const std::string& ln : {std::string("embeddings.LayerNorm"), std::string("encoder.layer.0.attention.output.LayerNorm"),
-                                std::string("encoder.layer.0.output.LayerNorm"), std::string("encoder.layer.1.attention.output.LayerNorm"),
-                                std::string("encoder.layer.1.output.LayerNorm")}) {
-    add(ln + ".weight", {d}, 1.5f);
-    add(ln + ".bias", {d}, 0.2f);
-  }
-  for (const std::string layer : {"encoder.layer.0.", "encoder.layer.1."}) {
-    for (const char* linear : {"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"}) {
-      add(layer + linear + ".weight", {d, d}, 0.5f);
-      add(layer + linear + ".bias", {d}, 0.1f);
-    }
-    add(layer + "intermediate.dense.weight", {ff, d}, 0.5f);
-    add(layer + "intermediate.dense.bias", {ff}, 0.1f);
-    add(layer + "output.dense.weight", {d, ff}, 0.5f);
-    add(layer + "output.dense.bias", {d}, 0.1f);
-  }
-  return t;
-}
 
 const std::vector<int32_t> kIds{2, 5, 6, 7, 3};
 
@@ -197,7 +169,7 @@ void fill(std::map<std::string, TestTensor>& t, const std::string& name, float v
 }
 
 TEST(ModelOverflow, HugeEmbeddingsOverflowTheirSum) {
-  auto t = bert_tensors();
+  auto t = bert_tensors_for(kModel);
   fill(t, "embeddings.word_embeddings.weight", kHuge);
   fill(t, "embeddings.position_embeddings.weight", kHuge);
   EXPECT_EQ(model_error(t),
@@ -206,7 +178,7 @@ TEST(ModelOverflow, HugeEmbeddingsOverflowTheirSum) {
 
 TEST(ModelOverflow, EmbeddingsOf1e20OverflowTheLayerNormVariance) {
   // Before the fix the variance became infinity and the LayerNorm returned its bias, silently.
-  auto t = bert_tensors();
+  auto t = bert_tensors_for(kModel);
   for (float& v : t.at("embeddings.word_embeddings.weight").values) v *= 1e20f;
   const std::string message = model_error(t);
   EXPECT_EQ(message.rfind("embeddings: the variance in embeddings.LayerNorm overflowed float32 (its input reaches ", 0), 0u) << message;
@@ -221,24 +193,24 @@ void ones_after(std::map<std::string, TestTensor>& t, const std::string& layer_n
 }
 
 TEST(ModelOverflow, EachLayerStepIsNamedWithItsLayer) {
-  auto t = bert_tensors();
+  auto t = bert_tensors_for(kModel);
   ones_after(t, "encoder.layer.0.output.LayerNorm");  // layer 1's input
   fill(t, "encoder.layer.1.attention.self.query.weight", kHuge);
   EXPECT_EQ(model_error(t), "layer 1: attention: the queries of head 0" + kAttentionCause);
 
-  t = bert_tensors();
+  t = bert_tensors_for(kModel);
   ones_after(t, "encoder.layer.0.attention.output.LayerNorm");
   fill(t, "encoder.layer.0.intermediate.dense.weight", kHuge);
   EXPECT_EQ(model_error(t), "layer 0: intermediate.dense overflowed float32 (its input or weights are too large)");
 
-  t = bert_tensors();
+  t = bert_tensors_for(kModel);
   fill(t, "encoder.layer.1.intermediate.dense.weight", 0);
   fill(t, "encoder.layer.1.intermediate.dense.bias", 1);  // GELU(1) = 0.84 into output.dense
   fill(t, "encoder.layer.1.output.dense.weight", kHuge);
   EXPECT_EQ(model_error(t), "layer 1: output.dense overflowed float32 (its input or weights are too large)");
 
   // Normalised values sum to 0, so some are positive: weight · z + bias passes FLT_MAX there.
-  t = bert_tensors();
+  t = bert_tensors_for(kModel);
   fill(t, "encoder.layer.0.output.LayerNorm.weight", std::numeric_limits<float>::max());
   fill(t, "encoder.layer.0.output.LayerNorm.bias", std::numeric_limits<float>::max());
   EXPECT_EQ(model_error(t), "layer 0: output.LayerNorm overflowed float32 (its weight or bias is too large)");
@@ -247,7 +219,7 @@ TEST(ModelOverflow, EachLayerStepIsNamedWithItsLayer) {
 TEST(ModelOverflow, ResidualSumsAreChecked) {
   // A LayerNorm of bias 2e38 (weight 0) feeds 2e38 to the residual; a branch adding 2e38 to it
   // overflows the sum though both are finite.
-  auto t = bert_tensors();
+  auto t = bert_tensors_for(kModel);
   fill(t, "embeddings.LayerNorm.weight", 0);
   fill(t, "embeddings.LayerNorm.bias", 2e38f);
   for (const char* w : {"query", "key", "value"}) fill(t, std::string("encoder.layer.0.attention.self.") + w + ".weight", 0);
@@ -256,7 +228,7 @@ TEST(ModelOverflow, ResidualSumsAreChecked) {
   EXPECT_EQ(model_error(t), "layer 0: the residual sum of the layer's input and the attention output overflowed float32 "
                             "(the attention output is too large)");
 
-  t = bert_tensors();
+  t = bert_tensors_for(kModel);
   fill(t, "encoder.layer.0.attention.output.LayerNorm.weight", 0);
   fill(t, "encoder.layer.0.attention.output.LayerNorm.bias", 2e38f);
   fill(t, "encoder.layer.0.intermediate.dense.weight", 0);
@@ -268,7 +240,7 @@ TEST(ModelOverflow, ResidualSumsAreChecked) {
 TEST(ModelOverflow, LargeEmbeddingsThatFitStillGiveRowsSummingTo1) {
   // 1e15 is far past any real activation but below the LayerNorm's bound (2.3e18 at d = 8):
   // normalised, it gives ordinary attention.
-  auto t = bert_tensors();
+  auto t = bert_tensors_for(kModel);
   for (float& v : t.at("embeddings.word_embeddings.weight").values) v *= 1e15f;
   const Model model(kModel, SafetensorsFile(safetensors_bytes(t)));
   const ModelTrace trace = model.run(kIds);

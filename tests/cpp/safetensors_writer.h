@@ -115,6 +115,14 @@ inline std::map<std::string, TestTensor> bert_tensors(const BertSize& s, const s
 }
 
 // The config.json of a BertModel of this size with `heads` heads; `extra` is inserted as more fields.
+// The same for a ModelConfig (anything with its field names; a template, so this header needs
+// no engine header).
+template <class Config>
+std::map<std::string, TestTensor> bert_tensors_for(const Config& c, const std::string& prefix = "") {
+  return bert_tensors(BertSize{c.vocab_size, c.hidden_size, c.num_hidden_layers, c.intermediate_size,
+                               c.max_position_embeddings, c.type_vocab_size}, prefix);
+}
+
 inline std::string bert_config_json(const BertSize& s, int heads, const std::string& extra = "") {
   return "{\"model_type\": \"bert\", \"architectures\": [\"BertModel\"], \"vocab_size\": " + std::to_string(s.vocab) +
          ", \"hidden_size\": " + std::to_string(s.d) + ", \"num_hidden_layers\": " + std::to_string(s.layers) +
