@@ -1,0 +1,188 @@
+"""PyTorch reference forward passes of four Hugging Face architectures, for parity fixtures.
+
+BERT (BertModel + the BertForMaskedLM head), DistilBERT (+ DistilBertForMaskedLM's vocab_* head),
+RoBERTa (BERT blocks, RobertaForMaskedLM's lm_head) and GPT-2 (GPT2LMHeadModel), written from the
+Hugging Face definitions as plain functions over a state dict, in whatever dtype the weights are
+(float64 for references, float32 to estimate an engine's rounding).
+
+A state dict here uses the names of the Hugging Face model class with the base-model prefix
+stripped and the current `weight`/`bias` spelling: `embeddings.word_embeddings.weight`,
+`encoder.layer.0.attention.self.query.weight`, `cls.predictions.bias`, `h.0.attn.c_attn.weight`,
+... The file layouts of real checkpoints (prefixes, legacy gamma/beta, buffers, tied weights
+left out) are make_checkpoints.py's business, not this file's.
+
+Each forward takes (config, weights, ids): the parsed config.json with the architecture's own
+field names, the state dict, and a list of token ids, and returns a Trace.
+
+What it deliberately does not do: no batching, padding or attention masks, no dropout, no token
+type ids other than 0, no pooler or next-sentence head, no KV cache.
+
+Shape letters: n tokens, d model width, H heads, k head width (= d / H), F feed-forward width,
+V vocabulary size, L layers.
+"""
+import math
+from typing import NamedTuple, Optional
+
+import torch
+
+
+class Trace(NamedTuple):
+    attention: torch.Tensor         # (L, H, n, n) softmax probabilities of every layer
+    inputs: torch.Tensor            # (L, n, d) what each layer's attention reads
+    hidden: torch.Tensor            # (n, d) final hidden states
+    logits: Optional[torch.Tensor]  # (n, V) LM-head scores, None without a head
+
+
+# ---------------------------------------------------------------------------------------------
+# Pieces every architecture shares.
+# ---------------------------------------------------------------------------------------------
+def linear(x, w, name):
+    """nn.Linear: the weight is stored (out, in)."""
+    return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+
+def conv1d(x, w, name):
+    """GPT-2's Conv1D: the weight is stored (in, out), the transpose of nn.Linear's."""
+    return x @ w[name + ".weight"] + w[name + ".bias"]
+
+
+def layer_norm(x, w, name, eps):
+    return torch.nn.functional.layer_norm(x, x.shape[-1:], w[name + ".weight"], w[name + ".bias"], eps)
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
+
+def gelu_tanh(x):
+    """GPT-2's gelu_new: the tanh approximation."""
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def attention(q, k, v, n_heads, causal):
+    """Scaled dot-product attention over heads; q, k, v (n, d). Returns (n, d) and (H, n, n)."""
+    n, d = q.shape
+    heads = lambda t: t.reshape(n, n_heads, d // n_heads).transpose(0, 1)  # (n, d) -> (H, n, k)
+    q, k, v = heads(q), heads(k), heads(v)
+    scores = q @ k.transpose(1, 2) / math.sqrt(d // n_heads)  # (H, n, n)
+    if causal:
+        future = torch.ones(n, n, dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)  # (H, n, n)
+    context = (probs @ v).transpose(0, 1).reshape(n, d)  # (n, d), heads concatenated
+    return context, probs
+
+
+def post_ln_encoder(x, w, layers, names, n_heads, eps):
+    """BERT-style blocks (LayerNorm after each residual add, erf GELU); x (n, d).
+
+    `names` maps the block's roles (q k v o ln1 ff1 ff2 ln2) to the architecture's module names,
+    so BERT, RoBERTa and DistilBERT run the same block.
+    """
+    attentions, inputs = [], []
+    for l in range(layers):
+        p = lambda role: f"{names['layers']}.{l}.{names[role]}"
+        inputs.append(x)
+        context, probs = attention(linear(x, w, p("q")), linear(x, w, p("k")), linear(x, w, p("v")),
+                                   n_heads, causal=False)
+        attentions.append(probs)
+        x = layer_norm(x + linear(context, w, p("o")), w, p("ln1"), eps)  # (n, d)
+        ff = linear(gelu_erf(linear(x, w, p("ff1"))), w, p("ff2"))  # (n, F) -> (n, d)
+        x = layer_norm(x + ff, w, p("ln2"), eps)
+    return x, torch.stack(attentions), torch.stack(inputs)
+
+
+def mlm_head(h, w, dense, norm, bias, embeddings, eps):
+    """Masked-LM head: dense -> erf GELU -> LayerNorm -> tied word embeddings + bias; h (n, d)."""
+    t = layer_norm(gelu_erf(linear(h, w, dense)), w, norm, eps)  # (n, d)
+    return t @ w[embeddings].T + w[bias]  # (n, V)
+
+
+BERT_BLOCK = {"layers": "encoder.layer", "q": "attention.self.query", "k": "attention.self.key",
+              "v": "attention.self.value", "o": "attention.output.dense",
+              "ln1": "attention.output.LayerNorm", "ff1": "intermediate.dense",
+              "ff2": "output.dense", "ln2": "output.LayerNorm"}
+DISTILBERT_BLOCK = {"layers": "transformer.layer", "q": "attention.q_lin", "k": "attention.k_lin",
+                    "v": "attention.v_lin", "o": "attention.out_lin", "ln1": "sa_layer_norm",
+                    "ff1": "ffn.lin1", "ff2": "ffn.lin2", "ln2": "output_layer_norm"}
+BLOCKS = {"bert": BERT_BLOCK, "roberta": BERT_BLOCK, "distilbert": DISTILBERT_BLOCK}
+# Masked-LM heads as (dense, LayerNorm, bias) module names; a bare model has none of them.
+MLM_HEADS = {
+    "bert": ("cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias"),
+    "roberta": ("lm_head.dense", "lm_head.layer_norm", "lm_head.bias"),
+    "distilbert": ("vocab_transform", "vocab_layer_norm", "vocab_projector.bias"),
+}
+DISTILBERT_EPS = 1e-12  # hard-coded in DistilBERT; its config has no eps field
+
+
+# ---------------------------------------------------------------------------------------------
+# One forward per family.
+# ---------------------------------------------------------------------------------------------
+def masked_lm_logits(config, w, hidden, eps):
+    dense, norm, bias = MLM_HEADS[config["model_type"]]
+    if dense + ".weight" not in w:
+        return None
+    return mlm_head(hidden, w, dense, norm, bias, "embeddings.word_embeddings.weight", eps)
+
+
+def bert_like_forward(config, w, ids, positions):
+    """BERT and RoBERTa: word + position + token-type-0 embeddings, LayerNorm, post-LN blocks."""
+    eps = config["layer_norm_eps"]
+    ids = torch.tensor(ids)
+    x = (w["embeddings.word_embeddings.weight"][ids]              # (n, d)
+         + w["embeddings.position_embeddings.weight"][positions]  # (n, d)
+         + w["embeddings.token_type_embeddings.weight"][0])       # (d,)
+    x = layer_norm(x, w, "embeddings.LayerNorm", eps)
+    hidden, attn, inputs = post_ln_encoder(x, w, config["num_hidden_layers"], BERT_BLOCK,
+                                           config["num_attention_heads"], eps)
+    return Trace(attn, inputs, hidden, masked_lm_logits(config, w, hidden, eps))
+
+
+def bert_forward(config, w, ids):
+    return bert_like_forward(config, w, ids, torch.arange(len(ids)))
+
+
+def roberta_forward(config, w, ids):
+    # Positions count from padding_idx + 1 (RoBERTa's create_position_ids_from_input_ids; with no
+    # padding in the input every token is counted).
+    start = config["pad_token_id"] + 1
+    return bert_like_forward(config, w, ids, torch.arange(start, start + len(ids)))
+
+
+def distilbert_forward(config, w, ids):
+    ids = torch.tensor(ids)
+    x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:len(ids)]
+    x = layer_norm(x, w, "embeddings.LayerNorm", DISTILBERT_EPS)  # (n, d); no token types
+    hidden, attn, inputs = post_ln_encoder(x, w, config["n_layers"], DISTILBERT_BLOCK,
+                                           config["n_heads"], DISTILBERT_EPS)
+    return Trace(attn, inputs, hidden, masked_lm_logits(config, w, hidden, DISTILBERT_EPS))
+
+
+def gpt2_forward(config, w, ids):
+    """Pre-LN causal blocks, tanh GELU, final ln_f, LM head tied to wte without a bias."""
+    eps, d = config["layer_norm_epsilon"], config["n_embd"]
+    ids = torch.tensor(ids)
+    x = w["wte.weight"][ids] + w["wpe.weight"][:len(ids)]  # (n, d)
+    attentions, inputs = [], []
+    for l in range(config["n_layer"]):
+        a = layer_norm(x, w, f"h.{l}.ln_1", eps)  # (n, d): what attention reads
+        inputs.append(a)
+        qkv = conv1d(a, w, f"h.{l}.attn.c_attn")  # (n, 3d) = Q | K | V
+        context, probs = attention(qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:], config["n_head"],
+                                   causal=True)
+        attentions.append(probs)
+        x = x + conv1d(context, w, f"h.{l}.attn.c_proj")
+        m = layer_norm(x, w, f"h.{l}.ln_2", eps)
+        x = x + conv1d(gelu_tanh(conv1d(m, w, f"h.{l}.mlp.c_fc")), w, f"h.{l}.mlp.c_proj")  # (n, 4d) -> (n, d)
+    hidden = layer_norm(x, w, "ln_f", eps)
+    return Trace(torch.stack(attentions), torch.stack(inputs), hidden, hidden @ w["wte.weight"].T)
+
+
+FORWARDS = {"bert": bert_forward, "distilbert": distilbert_forward, "roberta": roberta_forward,
+            "gpt2": gpt2_forward}
+
+
+def forward(config, weights, ids):
+    """Dispatch on config["model_type"]; weights are float tensors of one dtype."""
+    with torch.no_grad():
+        return FORWARDS[config["model_type"]](config, weights, ids)

@@ -1,0 +1,726 @@
+"""Write small random Hugging Face checkpoints in the real Hub layouts, with float64 references.
+
+    /usr/bin/python3 tools/make_checkpoints.py                 # the committed fixtures
+    /usr/bin/python3 tools/make_checkpoints.py --size bert-base [--out DIR]
+    /usr/bin/python3 tools/make_checkpoints.py --size gpt2 [--out DIR]
+
+Without --size it writes tests/fixtures/checkpoints/<name>/ for the seven checkpoints of
+CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
+`tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS) and
+model.safetensors (random weights, stored F32, F16 or BF16, with the prefixes, legacy names,
+buffers and left-out tied weights of real files), plus cases/<case>/ with the token ids and the
+float64 reference of tools/hf_models.py computed from the weights AS STORED (after rounding):
+case.txt, ids.i32, attention.f32 (L, H, n, n), inputs.f32 (L, n, d), hidden.f32 (n, d) and,
+with an LM head, logits.f32 (n, V); raw little-endian, row-major, no header. It prints how far a
+float32 forward lands from float64, as a guide for tolerances. Fixed seeds: two runs write
+byte-identical files.
+
+With --size it writes one real-size random F32 checkpoint (bert-base: BertForPreTraining layout
+of bert-base-uncased; gpt2: GPT2LMHeadModel layout of gpt2) to --out (default
+build/checkpoints/<size>/), streaming one tensor at a time, with a tokenizer.json padded to
+exactly vocab_size entries and no cases. Those are for manual and e2e size tests; never commit
+them.
+
+What it deliberately does not do: no trained weights, no tokenizer beyond what the case
+sentences need (the Python encoders below handle these inputs exactly as the Hugging Face
+tokenizers do; they are not a general reimplementation: no offsets, truncation or pairs), no
+safetensors package (the writer is the plain format: 8-byte header length, JSON, data).
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import struct
+import sys
+import unicodedata
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hf_models  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "checkpoints")
+SEED = 12
+
+# ---------------------------------------------------------------------------------------------
+# The text both vocabularies are built from. Plain English, so BPE merges and WordPiece words
+# are ones a reader recognises in the fixtures.
+# ---------------------------------------------------------------------------------------------
+CORPUS = """
+The old man lived by the river with his cat and two dogs. Every morning he would walk to the
+water and watch the birds fly over the trees. The children from the village were walking to
+school, and they waved to him as they passed. He waved back slowly, because his arms were
+tired, but he always smiled. The cat sat on the mat near the door and watched the road. When
+the rain came, the dogs ran inside and slept by the fire. The man made tea and read his old
+books, and the house was warm and quiet. In the evening the sun went down behind the hills,
+and the sky turned red and gold. The birds came back to their nests, and the river was calm.
+Hello, said the girl who lived in the next house. She brought bread and milk for the cat. The
+man thanked her and they talked about the weather, the fish in the river and the small boat
+that was tied near the bridge. Tomorrow we can take the boat and look for fish, he said. The
+girl laughed and said that she could not swim, but she would sit in the boat and watch. They
+walked to the bridge together and looked at the water. The world was green and bright after
+the rain. A small bird landed on the rail and sang a short song. The cat saw the bird and
+jumped, but the bird flew away over the river. The man laughed, and the girl laughed with him.
+Today is a good day, he said, and tomorrow will be a good day too. They walked back to the
+house as the light turned soft and the first stars came out. The dogs were waiting at the
+door, and the cat was asleep on the mat again. Nothing is faster than the quick brown fox,
+said the man, and nothing is slower than an old dog that sleeps by the fire. The children
+were singing as they walked home, and their voices carried over the water to the trees on the
+other side of the river.
+"""
+
+# ---------------------------------------------------------------------------------------------
+# WordPiece (bert, distilbert): BertNormalizer(lowercase) -> BertPreTokenizer -> greedy
+# longest-match WordPiece -> [CLS] $A [SEP].
+# ---------------------------------------------------------------------------------------------
+WP_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+WP_SUFFIXES = ["##s", "##ed", "##ing", "##ly", "##er", "##est", "##ness"]
+WP_PUNCTUATION = list(".,!?;:'\"()-")
+MAX_CHARS_PER_WORD = 100
+
+
+def bert_normalize(text):
+    """BertNormalizer(clean_text, handle_chinese_chars, strip_accents=None -> follows lowercase)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch == "\0" or ch == "\ufffd" or (cat.startswith("C") and ch not in "\t\n\r"):
+            continue
+        out.append(" " if ch in "\t\n\r" or cat == "Zs" else ch)
+    text = unicodedata.normalize("NFD", "".join(out).lower())  # no CJK in our inputs
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+
+
+def is_bert_punctuation(ch):
+    o = ord(ch)
+    return 33 <= o <= 47 or 58 <= o <= 64 or 91 <= o <= 96 or 123 <= o <= 126 \
+        or unicodedata.category(ch).startswith("P")
+
+
+def bert_pre_tokenize(text):
+    """Split on whitespace, then every punctuation character is a word of its own."""
+    words = []
+    for chunk in text.split():
+        word = ""
+        for ch in chunk:
+            if is_bert_punctuation(ch):
+                words += [word, ch] if word else [ch]
+                word = ""
+            else:
+                word += ch
+        if word:
+            words.append(word)
+    return words
+
+
+def wordpiece(word, vocab):
+    if len(word) > MAX_CHARS_PER_WORD:
+        return ["[UNK]"]
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]  # one unmatched piece makes the whole word unknown
+    return pieces
+
+
+def build_wordpiece_vocab(pad_to=None):
+    """Specials, punctuation, digits, letters, ## pieces, then the corpus words; a word that is a
+    corpus word plus one of WP_SUFFIXES is left out so that it splits (walking -> walk ##ing)."""
+    counts = collections.Counter(bert_pre_tokenize(bert_normalize(CORPUS)))
+    words = set(counts)
+    splits = lambda w: any(w.endswith(s[2:]) and len(w) - len(s[2:]) >= 3 and w[:-len(s[2:])] in words
+                           for s in WP_SUFFIXES)
+    stems = {w for w in words if not splits(w)}
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(i) for i in range(10)]
+    tokens = WP_SPECIALS + WP_PUNCTUATION + letters + ["##" + c for c in letters] + WP_SUFFIXES
+    tokens += sorted(w for w in stems if w not in tokens and not is_bert_punctuation(w[0]))
+    tokens += [f"[unused{i}]" for i in range((pad_to or 0) - len(tokens))]
+    return {t: i for i, t in enumerate(tokens)}
+
+
+def split_added(text, added):
+    """Split text on added tokens {content: lstrip}; returns [(is_added, piece)].
+
+    An lstrip token (RoBERTa's <mask>) takes the whitespace before it with it.
+    """
+    if not added:
+        return [(False, text)]
+    pattern = "|".join(re.escape(t) for t in sorted(added, key=len, reverse=True))
+    out, pos = [], 0
+    for m in re.finditer(pattern, text):
+        before = text[pos:m.start()]
+        if added[m.group()]:
+            before = before.rstrip()
+        out += [(False, before), (True, m.group())]
+        pos = m.end()
+    return [p for p in out + [(False, text[pos:])] if p[0] or p[1]]
+
+
+def encode_wordpiece(text, vocab):
+    ids = []
+    for is_added, piece in split_added(text, {t: False for t in WP_SPECIALS}):
+        words = [piece] if is_added else bert_pre_tokenize(bert_normalize(piece))
+        ids += [vocab[p] for w in words for p in ([w] if is_added else wordpiece(w, vocab))]
+    return [vocab["[CLS]"]] + ids + [vocab["[SEP]"]]
+
+
+def added_token(i, content, lstrip=False, normalized=False):
+    return {"id": i, "content": content, "single_word": False, "lstrip": lstrip, "rstrip": False,
+            "normalized": normalized, "special": True}
+
+
+def wordpiece_tokenizer_json(vocab):
+    cls, sep = vocab["[CLS]"], vocab["[SEP]"]
+    special = lambda t, type_id: {"SpecialToken": {"id": t, "type_id": type_id}}
+    sequence = lambda s, type_id: {"Sequence": {"id": s, "type_id": type_id}}
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added_token(vocab[t], t) for t in WP_SPECIALS],
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0)],
+            "pair": [special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0),
+                     sequence("B", 1), special("[SEP]", 1)],
+            "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [cls], "tokens": ["[CLS]"]},
+                               "[SEP]": {"id": "[SEP]", "ids": [sep], "tokens": ["[SEP]"]}},
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": MAX_CHARS_PER_WORD, "vocab": vocab},
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Byte-level BPE (roberta, gpt2): GPT-2 regex split -> bytes as printable characters -> merges
+# by rank. RoBERTa wraps in <s> ... </s>; GPT-2 adds nothing.
+# ---------------------------------------------------------------------------------------------
+# GPT-2's pattern is 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ ;
+# the standard library's re has no \p{..}: letters are [^\W\d_] and numbers \d here, the same
+# classes for every input of this script (ASCII), not for all of Unicode.
+GPT2_SPLIT = re.compile(
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+N_MERGES = 200
+ROBERTA_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]  # ids 0..3; <mask> is the last id
+GPT2_EOT = "<|endoftext|>"
+
+
+def byte_alphabet():
+    """GPT-2's bytes_to_unicode: printable bytes stand for themselves, the others are shifted
+    to 256 + i, so every byte is one visible character (space -> 'Ġ'). In vocabulary order."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    chars, extra = {b: chr(b) for b in printable}, 0
+    for b in range(256):
+        if b not in chars:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return [chars[b] for b in printable] + [chars[b] for b in range(256) if b not in printable], chars
+
+
+def byte_words(text):
+    _, chars = byte_alphabet()
+    return ["".join(chars[b] for b in w.encode("utf-8")) for w in GPT2_SPLIT.findall(text)]
+
+
+def train_bpe(n_merges):
+    """Most frequent adjacent pair first; ties broken by the pair itself, so the result is fixed."""
+    words = {tuple(w): c for w, c in collections.Counter(byte_words(CORPUS)).items()}
+    merges = []
+    for _ in range(n_merges):
+        pairs = collections.Counter()
+        for w, c in words.items():
+            for pair in zip(w, w[1:]):
+                pairs[pair] += c
+        if not pairs:
+            break
+        best = min(pairs, key=lambda p: (-pairs[p], p))
+        merges.append(best)
+        words = {merge_pair(w, best): c for w, c in words.items()}
+    return merges
+
+
+def merge_pair(word, pair):
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
+
+
+def bpe(word, ranks):
+    word = tuple(word)
+    while len(word) > 1:
+        pair = min(zip(word, word[1:]), key=lambda p: ranks.get(p, float("inf")))
+        if pair not in ranks:
+            break
+        word = merge_pair(word, pair)
+    return word
+
+
+class Bpe(NamedTuple):
+    kind: str      # "roberta" | "gpt2"
+    vocab: dict    # token -> id
+    merges: list   # [(left, right)] in rank order
+
+    @property
+    def added(self):
+        """{content: lstrip} of the added tokens, matched in the raw text before BPE."""
+        if self.kind == "roberta":
+            return {**{t: False for t in ROBERTA_SPECIALS}, "<mask>": True}
+        return {GPT2_EOT: False}
+
+
+def build_bpe(kind, pad_to=None):
+    alphabet, _ = byte_alphabet()
+    merges = train_bpe(N_MERGES)
+    tokens = (ROBERTA_SPECIALS if kind == "roberta" else []) + alphabet + [a + b for a, b in merges]
+    last = ["<mask>"] if kind == "roberta" else [GPT2_EOT]
+    tokens += [f"unused{i}" for i in range((pad_to or 0) - len(tokens) - 1)] + last
+    return Bpe(kind, {t: i for i, t in enumerate(tokens)}, merges)
+
+
+def encode_bpe(text, tok):
+    ranks = {m: i for i, m in enumerate(tok.merges)}
+    ids = []
+    for is_added, piece in split_added(text, tok.added):
+        if is_added:
+            ids.append(tok.vocab[piece])
+        else:
+            ids += [tok.vocab[t] for w in byte_words(piece) for t in bpe(w, ranks)]
+    if tok.kind == "roberta":
+        ids = [tok.vocab["<s>"]] + ids + [tok.vocab["</s>"]]
+    return ids
+
+
+def bpe_tokenizer_json(tok):
+    v = tok.vocab
+    if tok.kind == "roberta":
+        added = [added_token(v[t], t, normalized=True) for t in ROBERTA_SPECIALS]
+        added.append(added_token(v["<mask>"], "<mask>", lstrip=True))
+        post = {"type": "RobertaProcessing", "sep": ["</s>", v["</s>"]], "cls": ["<s>", v["<s>"]],
+                "trim_offsets": True, "add_prefix_space": False}
+    else:
+        added = [added_token(v[GPT2_EOT], GPT2_EOT, normalized=True)]
+        post = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True}
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                          "use_regex": True},
+        "post_processor": post,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
+                  "vocab": v, "merges": [a + " " + b for a, b in tok.merges]},
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights. Generated under the names of hf_models (base prefix stripped, weight/bias), each from
+# its own seed so a tensor does not depend on the order of the others; the file layouts below
+# rename them.
+# ---------------------------------------------------------------------------------------------
+class Dims(NamedTuple):
+    d: int          # model width
+    layers: int
+    heads: int
+    ff: int         # feed-forward width
+    vocab: int
+    positions: int  # rows of the position table (RoBERTa: max tokens + 2)
+
+
+def linear_shapes(name, n_out, n_in):
+    return {name + ".weight": (n_out, n_in), name + ".bias": (n_out,)}
+
+
+def norm_shapes(name, d):
+    return {name + ".weight": (d,), name + ".bias": (d,)}
+
+
+def model_shapes(family, dims, head):
+    """hf_models name -> shape of every weight the forward pass reads, in module order."""
+    d, f, v = dims.d, dims.ff, dims.vocab
+    if family == "gpt2":
+        s = {"wte.weight": (v, d), "wpe.weight": (dims.positions, d)}
+        for l in range(dims.layers):
+            p = f"h.{l}."
+            s.update(norm_shapes(p + "ln_1", d))
+            s.update({p + "attn.c_attn.weight": (d, 3 * d), p + "attn.c_attn.bias": (3 * d,)})  # Conv1D (in, out)
+            s.update({p + "attn.c_proj.weight": (d, d), p + "attn.c_proj.bias": (d,)})
+            s.update(norm_shapes(p + "ln_2", d))
+            s.update({p + "mlp.c_fc.weight": (d, f), p + "mlp.c_fc.bias": (f,)})
+            s.update({p + "mlp.c_proj.weight": (f, d), p + "mlp.c_proj.bias": (d,)})
+        s.update(norm_shapes("ln_f", d))
+        return s  # the LM head is wte itself
+    s = {"embeddings.word_embeddings.weight": (v, d), "embeddings.position_embeddings.weight": (dims.positions, d)}
+    if family != "distilbert":
+        s["embeddings.token_type_embeddings.weight"] = (2 if family == "bert" else 1, d)
+    s.update(norm_shapes("embeddings.LayerNorm", d))
+    block = hf_models.BLOCKS[family]
+    for l in range(dims.layers):
+        p = f"{block['layers']}.{l}."
+        for role in "qkvo":
+            s.update(linear_shapes(p + block[role], d, d))
+        s.update(norm_shapes(p + block["ln1"], d))
+        s.update(linear_shapes(p + block["ff1"], f, d))
+        s.update(linear_shapes(p + block["ff2"], d, f))
+        s.update(norm_shapes(p + block["ln2"], d))
+    if head:
+        dense, norm, bias = hf_models.MLM_HEADS[family]
+        s.update(linear_shapes(dense, d, d))
+        s.update(norm_shapes(norm, d))
+        s[bias] = (v,)
+    return s
+
+
+def is_norm(name):
+    return "LayerNorm" in name or "layer_norm" in name or ".ln_" in name or name.startswith("ln_")
+
+
+def random_tensor(key, family, name, shape, d_head):
+    """float64 values with the scales of a trained model: embeddings O(1), matrices ~1/sqrt(fan
+    in), gammas near 1, so attention is visibly peaked rather than uniform."""
+    g = torch.Generator().manual_seed(zlib.crc32(f"{SEED}/{key}/{name}".encode()))
+    t = torch.randn(shape, generator=g, dtype=torch.float64)
+    if "word_embeddings" in name or name == "wte.weight":
+        return 0.7 * t
+    if "position_embeddings" in name or "token_type" in name or name == "wpe.weight":
+        return 0.3 * t
+    if is_norm(name):
+        return 1.0 + 0.1 * t if name.endswith(".weight") else 0.1 * t
+    if len(shape) == 1:
+        return 0.1 * t
+    fan_in = shape[0] if family == "gpt2" else shape[1]  # Conv1D (in, out) vs Linear (out, in)
+    t = t / fan_in ** 0.5
+    # Larger query/key matrices sharpen the softmax; narrow heads (k = 3) need more of it to be
+    # as peaked as k = 8 ones (the 1/4 power is empirical).
+    qk_gain = 1.5 * (8 / d_head) ** 0.25
+    if any(r in name for r in ("query", "key", "q_lin", "k_lin")):
+        t = qk_gain * t
+    if "c_attn" in name:
+        t[:, :2 * shape[0]] *= qk_gain  # the Q | K column blocks
+    # A smaller attention output keeps each token's own vector dominant in the residual stream;
+    # at full scale 12 random layers average every token into the same vector and the deep
+    # layers' attention turns uniform.
+    if any(r in name for r in ("attention.output.dense", "out_lin", "attn.c_proj")):
+        t = 0.5 * t
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# File layouts: how a real checkpoint of each kind names, adds and leaves out tensors.
+# ---------------------------------------------------------------------------------------------
+class Layout(NamedTuple):
+    prefix: str = ""                # base-model prefix: "bert.", "roberta.", "transformer.", ...
+    legacy_norms: bool = False      # TF-converted BERT: LayerNorm.gamma / LayerNorm.beta
+    position_ids: bool = False      # int64 buffer embeddings.position_ids (1, positions)
+    pooler: bool = False            # pooler.dense.* (unused by the engine)
+    seq_relationship: bool = False  # BertForPreTraining's next-sentence head cls.seq_relationship.*
+    decoder_bias: bool = False      # the MLM bias saved as cls.predictions.decoder.bias
+    attn_bias: bool = False         # GPT-2's causal-mask buffer h.N.attn.bias (1, 1, P, P) F32
+    masked_bias: bool = False       # older GPT-2 files: h.N.attn.masked_bias, a scalar
+
+
+HEAD_PREFIXES = ("cls.", "lm_head.", "vocab_")  # saved without the base-model prefix
+
+
+def extra_tensors(family, dims, layout):
+    """Buffers and unused heads a real file carries: hf_models name -> (shape, dtype, make)."""
+    d, p = dims.d, dims.positions
+    out = {}
+    for name, shape in ({**(linear_shapes("pooler.dense", d, d) if layout.pooler else {}),
+                         **(linear_shapes("cls.seq_relationship", 2, d) if layout.seq_relationship else {})}).items():
+        out[name] = (shape, None, None)  # random, stored like the weights
+    if layout.position_ids:
+        out["embeddings.position_ids"] = ((1, p), torch.int64, lambda: torch.arange(p).view(1, p))
+    for l in range(dims.layers if family == "gpt2" else 0):
+        if layout.attn_bias:
+            out[f"h.{l}.attn.bias"] = ((1, 1, p, p), torch.float32,
+                                       lambda: torch.ones(p, p).tril().view(1, 1, p, p))
+        if layout.masked_bias:
+            out[f"h.{l}.attn.masked_bias"] = ((), torch.float32, lambda: torch.tensor(-1e4))
+    return out
+
+
+def file_name(name, layout):
+    if not name.startswith(HEAD_PREFIXES):
+        name = layout.prefix + name
+    if layout.legacy_norms and "LayerNorm." in name:
+        name = name.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta")
+    if layout.decoder_bias and name == "cls.predictions.bias":
+        name = "cls.predictions.decoder.bias"
+    return name
+
+
+STORAGE = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+
+
+def checkpoint_tensors(key, family, dims, head, layout, dtype):
+    """File name -> (shape, torch dtype, make) for every tensor of the file; make() returns the
+    tensor as stored (weights rounded to `dtype`)."""
+    storage = STORAGE[dtype]
+    specs = {n: (s, None, None) for n, s in model_shapes(family, dims, head).items()}
+    specs.update(extra_tensors(family, dims, layout))
+    out = {}
+    for name, (shape, buffer_dtype, make) in specs.items():
+        if make is None:
+            make = lambda name=name, shape=shape: random_tensor(key, family, name, shape,
+                                                                 dims.d // dims.heads).to(storage)
+        out[file_name(name, layout)] = (shape, buffer_dtype or storage, make)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# safetensors: u64 little-endian header length N, N bytes of JSON (space-padded to a multiple
+# of 8), then the tensors' bytes, here sorted by name.
+# ---------------------------------------------------------------------------------------------
+SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.int64: "I64"}
+
+
+def tensor_bytes(t):
+    """Little-endian bytes, row-major (torch's in-memory layout on this little-endian machine)."""
+    assert sys.byteorder == "little"
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)  # numpy has no bfloat16; the bits are what is stored
+    return t.contiguous().numpy().tobytes()
+
+
+def write_safetensors(path, tensors):
+    """tensors: name -> (shape, dtype, make); each make() runs only when its bytes are written,
+    so peak memory is one tensor, not the file."""
+    names = sorted(tensors)
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name in names:
+        shape, dtype, _ = tensors[name]
+        size = int(np.prod(shape, dtype=np.int64)) * torch.tensor([], dtype=dtype).element_size()
+        header[name] = {"dtype": SAFETENSORS_DTYPES[dtype], "shape": list(shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for name in names:
+            data = tensor_bytes(tensors[name][2]())
+            assert len(data) == header[name]["data_offsets"][1] - header[name]["data_offsets"][0], name
+            f.write(data)
+
+
+def read_safetensors_header(path):
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        return json.loads(f.read(n)), 8 + n
+
+
+# ---------------------------------------------------------------------------------------------
+# config.json with each architecture's own field names.
+# ---------------------------------------------------------------------------------------------
+def config_json(family, dims, arch, tok, recent, dtype):
+    """`recent` adds what newer saves write (torch_dtype, transformers_version, GPT-2's n_inner)."""
+    if family == "gpt2":
+        eot = tok.vocab[GPT2_EOT]
+        c = {"activation_function": "gelu_new", "architectures": [arch], "attn_pdrop": 0.1,
+             "bos_token_id": eot, "embd_pdrop": 0.1, "eos_token_id": eot, "initializer_range": 0.02,
+             "layer_norm_epsilon": 1e-05, "model_type": "gpt2", "n_ctx": dims.positions,
+             "n_embd": dims.d, "n_head": dims.heads, "n_layer": dims.layers,
+             "n_positions": dims.positions, "resid_pdrop": 0.1, "vocab_size": dims.vocab}
+        if recent:
+            c["n_inner"] = None
+    elif family == "distilbert":
+        c = {"activation": "gelu", "architectures": [arch], "attention_dropout": 0.1, "dim": dims.d,
+             "dropout": 0.1, "hidden_dim": dims.ff, "initializer_range": 0.02,
+             "max_position_embeddings": dims.positions, "model_type": "distilbert",
+             "n_heads": dims.heads, "n_layers": dims.layers, "pad_token_id": tok["[PAD]"],
+             "qa_dropout": 0.1, "seq_classif_dropout": 0.2, "sinusoidal_pos_embds": False,
+             "tie_weights_": True, "vocab_size": dims.vocab}
+    else:
+        roberta = family == "roberta"
+        c = {"architectures": [arch], "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu",
+             "hidden_dropout_prob": 0.1, "hidden_size": dims.d, "initializer_range": 0.02,
+             "intermediate_size": dims.ff, "layer_norm_eps": 1e-05 if roberta else 1e-12,
+             "max_position_embeddings": dims.positions, "model_type": family,
+             "num_attention_heads": dims.heads, "num_hidden_layers": dims.layers,
+             "pad_token_id": tok.vocab["<pad>"] if roberta else tok["[PAD]"],
+             "position_embedding_type": "absolute", "type_vocab_size": 1 if roberta else 2,
+             "vocab_size": dims.vocab}
+        if roberta:
+            c.update({"bos_token_id": tok.vocab["<s>"], "eos_token_id": tok.vocab["</s>"]})
+    if recent:
+        c.update({"torch_dtype": {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[dtype],
+                  "transformers_version": "4.40.0"})
+    return dict(sorted(c.items()))
+
+
+# ---------------------------------------------------------------------------------------------
+# The checkpoints.
+# ---------------------------------------------------------------------------------------------
+class Checkpoint(NamedTuple):
+    name: str
+    family: str
+    arch: str       # config.json "architectures"
+    d: int
+    layers: int
+    heads: int
+    ff: int
+    tokens: int     # max tokens (the position table has 2 more rows for RoBERTa)
+    dtype: str
+    head: bool
+    layout: Layout
+    recent: bool    # written by a recent transformers version (see config_json)
+    cases: tuple    # ((case name, text), ...)
+
+
+SENTENCE = ("sentence", "The children were walking slowly to the old river.")
+CHECKPOINTS = [
+    Checkpoint("bert-legacy", "bert", "BertForPreTraining", 32, 2, 4, 128, 64, "F32", True,
+               Layout("bert.", legacy_norms=True, pooler=True, seq_relationship=True), False,
+               (SENTENCE, ("masked", "The cat sat on the [MASK] near the door."))),
+    Checkpoint("bert-plain", "bert", "BertModel", 32, 2, 4, 128, 64, "F16", False,
+               Layout("", position_ids=True, pooler=True), True,
+               (SENTENCE, ("punctuation", "Hello, world! The birds can't fly today."))),
+    Checkpoint("distilbert", "distilbert", "DistilBertForMaskedLM", 32, 2, 4, 128, 64, "F32", True,
+               Layout("distilbert."), False,
+               (SENTENCE, ("masked", "The cat sat on the [MASK] near the door."))),
+    Checkpoint("roberta", "roberta", "RobertaForMaskedLM", 32, 2, 4, 128, 64, "BF16", True,
+               Layout("roberta.", position_ids=True, pooler=True), True,
+               (SENTENCE, ("masked", "The cat sat on the <mask> near the door."))),
+    Checkpoint("gpt2-legacy", "gpt2", "GPT2LMHeadModel", 32, 2, 4, 128, 64, "F32", True,
+               Layout("", attn_bias=True, masked_bias=True), False,
+               (SENTENCE, ("repeated", "The old man saw the river, and the old man saw the river again."))),
+    Checkpoint("gpt2-new", "gpt2", "GPT2LMHeadModel", 32, 2, 4, 128, 64, "F16", True,
+               Layout("transformer."), True,
+               (SENTENCE, ("repeated", "The old man saw the river, and the old man saw the river again."))),
+    Checkpoint("bert-12x12", "bert", "BertForMaskedLM", 36, 12, 12, 36, 64, "F16", True,
+               Layout("bert.", position_ids=True, decoder_bias=True), True,
+               (SENTENCE, ("masked", "The cat sat on the [MASK] near the door."))),
+]
+REAL_SIZES = {
+    "bert-base": Checkpoint("bert-base", "bert", "BertForPreTraining", 768, 12, 12, 3072, 512, "F32", True,
+                            CHECKPOINTS[0].layout, False, ()),
+    "gpt2": Checkpoint("gpt2", "gpt2", "GPT2LMHeadModel", 768, 12, 12, 3072, 1024, "F32", True,
+                       CHECKPOINTS[4].layout, False, ()),
+}
+REAL_VOCAB = {"bert": 30522, "gpt2": 50257}
+
+
+def tokenizer_for(family, pad_to=None):
+    """(tokenizer, tokenizer.json dict, encode(text) -> ids)."""
+    if family in ("bert", "distilbert"):
+        vocab = build_wordpiece_vocab(pad_to)
+        return vocab, wordpiece_tokenizer_json(vocab), lambda text: encode_wordpiece(text, vocab)
+    tok = build_bpe(family, pad_to)
+    return tok, bpe_tokenizer_json(tok), lambda text: encode_bpe(text, tok)
+
+
+def token_strings(tok, ids):
+    vocab = tok.vocab if isinstance(tok, Bpe) else tok
+    names = {i: t for t, i in vocab.items()}
+    return [names[i] for i in ids]
+
+
+def write_checkpoint(ck, folder, pad_vocab_to=None):
+    """config.json, tokenizer.json and model.safetensors; returns (config, tokenizer, encode,
+    tensors)."""
+    shutil.rmtree(folder, ignore_errors=True)  # no stale cases from an earlier run
+    tok, tok_json, encode = tokenizer_for(ck.family, pad_vocab_to)
+    vocab_size = len(tok.vocab if isinstance(tok, Bpe) else tok)
+    assert pad_vocab_to is None or vocab_size == pad_vocab_to
+    positions = ck.tokens + (2 if ck.family == "roberta" else 0)
+    dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, vocab_size, positions)
+    config = config_json(ck.family, dims, ck.arch, tok, ck.recent, ck.dtype)
+    tensors = checkpoint_tensors(ck.name, ck.family, dims, ck.head, ck.layout, ck.dtype)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
+        f.write(json.dumps(config, indent=2) + "\n")
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        f.write(json.dumps(tok_json, indent=2, ensure_ascii=False) + "\n")
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    return config, tok, encode, tensors
+
+
+def reference_weights(ck, tensors, dtype):
+    """hf_models names -> the stored weights as `dtype`, read back through the file layout."""
+    names = {file_name(n, ck.layout): n for n in model_shapes(ck.family, Dims(ck.d, ck.layers, ck.heads,
+             ck.ff, 0, 0), ck.head)}
+    return {names[f]: make().to(dtype) for f, (_, _, make) in tensors.items() if f in names}
+
+
+def write_case(folder, text, ids, trace, config, vocab_size):
+    os.makedirs(folder, exist_ok=True)
+    L, H, n, _ = trace.attention.shape
+    files = {"ids.i32": np.asarray(ids, dtype="<i4"),
+             "attention.f32": trace.attention.numpy().astype("<f4"),
+             "inputs.f32": trace.inputs.numpy().astype("<f4"),
+             "hidden.f32": trace.hidden.numpy().astype("<f4")}
+    if trace.logits is not None:
+        files["logits.f32"] = trace.logits.numpy().astype("<f4")
+    lines = [f"text {text}", f"n_tokens {n}", f"n_layers {L}", f"n_heads {H}",
+             f"d_model {trace.hidden.shape[1]}", f"vocab_size {vocab_size}"]
+    for fname, arr in files.items():
+        arr.tofile(os.path.join(folder, fname))
+        lines.append(f"tensor {fname} " + " ".join(str(s) for s in arr.shape))
+    with open(os.path.join(folder, "case.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def max_diff(a, b):
+    return float((a.double() - b).abs().max())
+
+
+def write_fixtures():
+    for ck in CHECKPOINTS:
+        folder = os.path.join(OUT_DIR, ck.name)
+        config, tok, encode, tensors = write_checkpoint(ck, folder)
+        header, data_start = read_safetensors_header(os.path.join(folder, "model.safetensors"))
+        size = os.path.getsize(os.path.join(folder, "model.safetensors"))
+        assert size == data_start + max(v["data_offsets"][1] for k, v in header.items() if k != "__metadata__")
+        w64, w32 = reference_weights(ck, tensors, torch.float64), reference_weights(ck, tensors, torch.float32)
+        print(f"{ck.name}: {ck.family} {ck.dtype}, {len(header) - 1} tensors, model.safetensors {size} bytes")
+        for case, text in ck.cases:
+            ids = encode(text)
+            t64, t32 = hf_models.forward(config, w64, ids), hf_models.forward(config, w32, ids)
+            write_case(os.path.join(folder, "cases", case), text, ids, t64, config, config["vocab_size"])
+            print(f"  {case}: {len(ids)} tokens {' '.join(token_strings(tok, ids))}")
+            line = (f"    float32 vs float64: attention {max_diff(t32.attention, t64.attention):.1e}, "
+                    f"inputs {max_diff(t32.inputs, t64.inputs):.1e}, hidden {max_diff(t32.hidden, t64.hidden):.1e}")
+            if t64.logits is not None:
+                line += (f", logits {max_diff(t32.logits, t64.logits):.1e} "
+                         f"(max |logit| {float(t64.logits.abs().max()):.1f})")
+            print(line + f"; max attention weight {float(t64.attention.max()):.2f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", choices=sorted(REAL_SIZES), help="write one real-size random checkpoint")
+    parser.add_argument("--out", help="folder for --size (default build/checkpoints/<size>/)")
+    args = parser.parse_args()
+    if args.size is None:
+        write_fixtures()
+        return
+    ck = REAL_SIZES[args.size]
+    folder = args.out or os.path.join(ROOT, "build", "checkpoints", args.size)
+    write_checkpoint(ck, folder, pad_vocab_to=REAL_VOCAB[ck.family])
+    size = os.path.getsize(os.path.join(folder, "model.safetensors"))
+    print(f"wrote {folder}: model.safetensors {size / 1e6:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
