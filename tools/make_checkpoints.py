@@ -145,7 +145,8 @@ def build_wordpiece_vocab(pad_to=None):
     stems = {w for w in words if not splits(w)}
     letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(i) for i in range(10)]
     tokens = WP_SPECIALS + WP_PUNCTUATION + letters + ["##" + c for c in letters] + WP_SUFFIXES
-    tokens += sorted(w for w in stems if w not in tokens and not is_bert_punctuation(w[0]))
+    tokens += sorted(w for w in stems if not is_bert_punctuation(w[0]))
+    tokens = list(dict.fromkeys(tokens))  # "##s" is a letter and a suffix; ids must be dense
     tokens += [f"[unused{i}]" for i in range((pad_to or 0) - len(tokens))]
     return {t: i for i, t in enumerate(tokens)}
 
@@ -294,6 +295,7 @@ def build_bpe(kind, pad_to=None):
     tokens = (ROBERTA_SPECIALS if kind == "roberta" else []) + alphabet + [a + b for a, b in merges]
     last = ["<mask>"] if kind == "roberta" else [GPT2_EOT]
     tokens += [f"unused{i}" for i in range((pad_to or 0) - len(tokens) - 1)] + last
+    assert len(set(tokens)) == len(tokens)  # merges of a trained BPE never repeat a token
     return Bpe(kind, {t: i for i, t in enumerate(tokens)}, merges)
 
 
