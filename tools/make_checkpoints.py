@@ -660,12 +660,12 @@ def write_checkpoint(ck, folder, pad_vocab_to=None):
 
 def reference_weights(ck, tensors, dtype):
     """hf_models names -> the stored weights as `dtype`, read back through the file layout."""
-    names = {file_name(n, ck.layout): n for n in model_shapes(ck.family, Dims(ck.d, ck.layers, ck.heads,
-             ck.ff, 0, 0), ck.head)}
+    dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, vocab=0, positions=0)  # only the names matter here
+    names = {file_name(n, ck.layout): n for n in model_shapes(ck.family, dims, ck.head)}
     return {names[f]: make().to(dtype) for f, (_, _, make) in tensors.items() if f in names}
 
 
-def write_case(folder, text, ids, trace, config, vocab_size):
+def write_case(folder, text, ids, trace, vocab_size):
     os.makedirs(folder, exist_ok=True)
     L, H, n, _ = trace.attention.shape
     files = {"ids.i32": np.asarray(ids, dtype="<i4"),
@@ -699,7 +699,7 @@ def write_fixtures():
         for case, text in ck.cases:
             ids = encode(text)
             t64, t32 = hf_models.forward(config, w64, ids), hf_models.forward(config, w32, ids)
-            write_case(os.path.join(folder, "cases", case), text, ids, t64, config, config["vocab_size"])
+            write_case(os.path.join(folder, "cases", case), text, ids, t64, config["vocab_size"])
             print(f"  {case}: {len(ids)} tokens {' '.join(token_strings(tok, ids))}")
             line = (f"    float32 vs float64: attention {max_diff(t32.attention, t64.attention):.1e}, "
                     f"inputs {max_diff(t32.inputs, t64.inputs):.1e}, hidden {max_diff(t32.hidden, t64.hidden):.1e}")
