@@ -26,7 +26,8 @@ const EXPOSED = 'Content-Length, Content-Range, Accept-Ranges, ETag, X-Error-Cod
  * Starts the two servers. `repos` maps a model id to one of
  *   { folder }                       the files at the top of a folder (read on each request);
  *   { files: { name: Buffer|string } };
- *   { status: 401 | 403 }            gated or private: that status for every request of the repo;
+ *   { status: 401 | 403 }            gated or private: that status for every request of the repo
+ *                                    (any other status, say 503, imitates an outage the same way);
  * plus, for the first two, `revisions` (names besides 'main' that serve the same files) and
  * `ranges: false` (the CDN ignores Range for this repo and answers 200 with the whole file).
  * Options: `port` (the Hub's; the CDN takes a free one), `cors` (default true), and `throttle:
@@ -141,7 +142,8 @@ function sendError(res, status, code, message, headers) {
 function lookUp(repos, id, revision) {
   const repo = Object.hasOwn(repos, id) ? repos[id] : null;
   if (!repo) return { status: 404, code: 'RepoNotFound', message: 'Repository not found' };
-  if (repo.status) return { status: repo.status, code: 'GatedRepo', message: `Access to model ${id} is restricted.` };
+  if (repo.status === 401 || repo.status === 403) return { status: repo.status, code: 'GatedRepo', message: `Access to model ${id} is restricted.` };
+  if (repo.status) return { status: repo.status, code: null, message: 'The fake Hub was told to fail' };
   const revisions = ['main', repoSha(id), ...(repo.revisions ?? [])];
   if (!revisions.includes(revision)) return { status: 404, code: 'RevisionNotFound', message: 'Invalid rev id' };
   return { repo };
