@@ -544,3 +544,212 @@ describe('hubWeightsStream', () => {
       .rejects.toThrow("the model 'org/private' is gated or private (HTTP 403 for model.safetensors at revision 'main')");
   });
 });
+
+// model-cache.js needs the browser's Cache API, which Node lacks; the lead's Chromium e2e tests
+// run it for real. Here: that it degrades to "no cache" in Node, and its logic against a small
+// in-memory CacheStorage that follows the Cache API's rules (put reads the whole body and stores
+// nothing when the body errors; match gives a fresh Response each time).
+class MemoryCache {
+  // keepsPartial: a careless implementation that stores what it read before the body errored.
+  constructor(quota = Infinity, { keepsPartial = false } = {}) { this.entries = new Map(); this.quota = quota; this.keepsPartial = keepsPartial; }
+  static key(request) { const url = new URL(typeof request === 'string' ? request : request.url); url.hash = ''; return url.href; }
+  async match(request) {
+    const entry = this.entries.get(MemoryCache.key(request));
+    return entry && new Response(entry.bytes.slice(), { status: entry.status, headers: entry.headers });
+  }
+  async put(request, response) {
+    if (response.status === 206) throw new TypeError('Partial response (status code 206) is unsupported');
+    const chunks = [];
+    try {
+      for await (const chunk of response.body) chunks.push(chunk);
+    } catch (error) {
+      if (this.keepsPartial) this.entries.set(MemoryCache.key(request), { bytes: Buffer.concat(chunks), status: response.status, headers: [...response.headers] });
+      throw error; // the Cache API's put rejects when the body errors
+    }
+    const bytes = Buffer.concat(chunks);
+    if (bytes.length > this.quota) throw new DOMException('Quota exceeded', 'QuotaExceededError');
+    this.entries.set(MemoryCache.key(request), { bytes, status: response.status, headers: [...response.headers] });
+  }
+  async delete(request) { return this.entries.delete(MemoryCache.key(request)); }
+  async keys() { return [...this.entries.keys()].map((url) => new Request(url)); }
+}
+
+describe('model-cache.js', () => {
+  let cacheModule;
+  beforeAll(async () => { cacheModule = await import('../../web/src/model-cache.js'); });
+  afterEach(() => { delete globalThis.caches; });
+
+  const useMemoryCache = (quota, options) => {
+    const cache = new MemoryCache(quota, options);
+    const opened = [];
+    globalThis.caches = { open: async (name) => { opened.push(name); return cache; } };
+    return { cache, opened };
+  };
+  const fetcherFor = (hubUrl, id, file) => (url, { signal }) => hubFetch(url, { id, file, hubUrl, signal });
+  const load = (id, file, extra = {}, hubUrl = hub.url) => cacheModule.cacheFetch(hubFileUrl({ hubUrl, id, file }), fetcherFor(hubUrl, id, file),
+    { model: { hubUrl, id, revision: 'main', file }, ...extra });
+
+  describe('without a Cache API (Node)', () => {
+    test('there is no cache: nothing cached, nothing listed, nothing deleted', async () => {
+      expect(globalThis.caches).toBeUndefined();
+      expect(cacheModule.cacheAvailable()).toBe(false);
+      expect(await cacheModule.cachedResponse(fileUrl('tiny', 'config.json'))).toBeNull();
+      expect(await cacheModule.listCachedModels()).toEqual([]);
+      expect(await cacheModule.deleteCachedModel({ id: 'tiny', hubUrl: hub.url })).toBe(0);
+    });
+
+    test('cacheFetch fetches every time and still reports progress', async () => {
+      for (let i = 0; i < 2; i++) {
+        const events = [];
+        const response = await load('tiny', 'model.safetensors', { onProgress: (e) => events.push(e) });
+        expect(Buffer.from(await response.arrayBuffer()).equals(WEIGHTS)).toBe(true);
+        expect(events.at(-1)).toEqual({ loaded: WEIGHTS.length, total: WEIGHTS.length });
+      }
+      expect(cdnRequests()).toHaveLength(2);
+    });
+
+    test('a Cache API that refuses to open counts as none', async () => {
+      globalThis.caches = { open: async () => { throw new DOMException('denied', 'SecurityError'); } };
+      expect(await cacheModule.cachedResponse(fileUrl('tiny', 'config.json'))).toBeNull();
+      expect(await cacheModule.listCachedModels()).toEqual([]);
+      const response = await load('tiny', 'config.json');
+      expect(await response.text()).toBe('{"model_type":"bert"}');
+    });
+  });
+
+  describe('with a Cache API', () => {
+    test('a second load of the same files makes no network request', async () => {
+      const { opened } = useMemoryCache();
+      const events = [];
+      const first = await load('multihead-test/tiny', 'model.safetensors', { onProgress: (e) => events.push(e) });
+      expect(Buffer.from(await first.arrayBuffer()).equals(WEIGHTS)).toBe(true);
+      expect(events.at(-1)).toEqual({ loaded: WEIGHTS.length, total: WEIGHTS.length });
+      expect(opened.every((name) => name === 'multihead-models')).toBe(true);
+      hub.requests.length = 0;
+      const second = await load('multihead-test/tiny', 'model.safetensors', { onProgress: () => { throw new Error('no progress from the cache'); } });
+      expect(Buffer.from(await second.arrayBuffer()).equals(WEIGHTS)).toBe(true);
+      expect(hub.requests).toEqual([]);
+      expect(await cacheModule.cachedResponse(fileUrl('multihead-test/tiny', 'model.safetensors'))).not.toBeNull();
+    });
+
+    test('models are listed with their files and sizes, and deleted', async () => {
+      useMemoryCache();
+      for (const file of ['model.safetensors', 'config.json']) await (await load('multihead-test/tiny', file)).arrayBuffer();
+      await (await load('tiny', 'config.json')).arrayBuffer();
+      const config = Buffer.byteLength('{"model_type":"bert"}');
+      expect(await cacheModule.listCachedModels()).toEqual([
+        { id: 'multihead-test/tiny', revision: 'main', hubUrl: hub.url, bytes: WEIGHTS.length + config, files: [
+          { file: 'config.json', bytes: config, url: fileUrl('multihead-test/tiny', 'config.json') },
+          { file: 'model.safetensors', bytes: WEIGHTS.length, url: fileUrl('multihead-test/tiny', 'model.safetensors') },
+        ] },
+        { id: 'tiny', revision: 'main', hubUrl: hub.url, bytes: config, files: [{ file: 'config.json', bytes: config, url: fileUrl('tiny', 'config.json') }] },
+      ]);
+      expect(await cacheModule.deleteCachedModel({ id: 'multihead-test/tiny', hubUrl: `${hub.url}/` })).toBe(2);
+      expect((await cacheModule.listCachedModels()).map((m) => m.id)).toEqual(['tiny']);
+      expect(await cacheModule.deleteCachedModel({ id: 'tiny', revision: 'v1', hubUrl: hub.url })).toBe(0);
+      hub.requests.length = 0;
+      await (await load('multihead-test/tiny', 'config.json')).arrayBuffer();
+      expect(cdnRequests()).toHaveLength(1);
+    });
+
+    test('a file stored without Content-Length is listed with its counted size', async () => {
+      useMemoryCache();
+      const server = await startServer((req, res) => { res.writeHead(200); res.write('abc'); res.end('defg'); });
+      try {
+        await (await load('x', 'config.json', {}, server.url)).arrayBuffer();
+        expect((await cacheModule.listCachedModels()).map((m) => m.bytes)).toEqual([7]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('an aborted download rejects with the AbortError and leaves no entry', async () => {
+      const { cache } = useMemoryCache();
+      const slow = await startFakeHub({ repos: { big: { files: { 'model.safetensors': BIG_WEIGHTS } } }, throttle: { bytesPerSecond: 200000, chunkSize: 4000 } });
+      try {
+        const controller = new AbortController();
+        const events = [];
+        const promise = load('big', 'model.safetensors', {
+          signal: controller.signal,
+          onProgress: (e) => { events.push(e); if (e.loaded >= 20000) controller.abort(); },
+        }, slow.url);
+        const error = await promise.catch((e) => e);
+        expect(error).toBe(controller.signal.reason);
+        expect(error.name).toBe('AbortError');
+        expect(events.at(-1).loaded).toBeLessThan(BIG_WEIGHTS.length);
+        expect(events.at(-1).total).toBe(BIG_WEIGHTS.length);
+        expect(cache.entries.size).toBe(0);
+        expect(await cacheModule.listCachedModels()).toEqual([]);
+      } finally {
+        await slow.close();
+      }
+    });
+
+    test('a download that breaks off rejects with its error and leaves no entry', async () => {
+      const { cache } = useMemoryCache();
+      const server = await startServer((req, res) => {
+        res.writeHead(200, { 'Content-Length': 1000 });
+        res.write(Buffer.alloc(100), () => res.destroy());
+      });
+      try {
+        await expect(load('x', 'model.safetensors', {}, server.url)).rejects.toThrow();
+        expect(cache.entries.size).toBe(0);
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('a cache that would keep a partial body is cleaned up', async () => {
+      const { cache } = useMemoryCache(Infinity, { keepsPartial: true });
+      const server = await startServer((req, res) => {
+        res.writeHead(200, { 'Content-Length': 1000 });
+        res.write(Buffer.alloc(100), () => res.destroy());
+      });
+      try {
+        await expect(load('x', 'model.safetensors', {}, server.url)).rejects.toThrow();
+        expect(cache.entries.size).toBe(0);
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('an onProgress that throws rejects with its error and leaves no entry', async () => {
+      const { cache } = useMemoryCache();
+      const oops = new Error('progress bar is gone');
+      await expect(load('tiny', 'model.safetensors', { onProgress: () => { throw oops; } })).rejects.toBe(oops);
+      expect(cache.entries.size).toBe(0);
+    });
+
+    test('a full cache: the file is fetched again and given uncached', async () => {
+      const { cache } = useMemoryCache(10);
+      const response = await load('tiny', 'model.safetensors');
+      expect(Buffer.from(await response.arrayBuffer()).equals(WEIGHTS)).toBe(true);
+      expect(cache.entries.size).toBe(0);
+      expect(cdnRequests()).toHaveLength(2);
+    });
+
+    test('without `model` nothing is stored', async () => {
+      const { cache } = useMemoryCache();
+      const url = fileUrl('tiny', 'config.json');
+      const response = await cacheModule.cacheFetch(url, fetcherFor(hub.url, 'tiny', 'config.json'));
+      expect(await response.text()).toBe('{"model_type":"bert"}');
+      expect(cache.entries.size).toBe(0);
+    });
+
+    test('an already aborted signal fetches nothing', async () => {
+      useMemoryCache();
+      const controller = new AbortController();
+      controller.abort();
+      await expect(load('tiny', 'config.json', { signal: controller.signal })).rejects.toBe(controller.signal.reason);
+      expect(hub.requests).toEqual([]);
+    });
+
+    test('a cached header is read from the cached body', async () => {
+      useMemoryCache();
+      await (await load('tiny', 'model.safetensors')).arrayBuffer();
+      const cached = await cacheModule.cachedResponse(fileUrl('tiny', 'model.safetensors'));
+      const header = await readSafetensorsHeaderFromStream(cached.body, "tiny's model.safetensors");
+      expect(Buffer.from(header).equals(WEIGHTS.subarray(0, HEADER_BYTES))).toBe(true);
+    });
+  });
+});
