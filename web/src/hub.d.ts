@@ -103,9 +103,6 @@ export function hubRepoFiles(where: { hubUrl?: string | URL; id: string; revisio
  */
 export function missingFileMessage(what: { id: string; revision?: string; file: string; files: string[] }): string;
 
-/** The first `count` bytes of a stream (fewer if it ends), cancelling the rest. */
-export function readPrefix(stream: ReadableStream<Uint8Array>, count: number): Promise<Uint8Array>;
-
 /**
  * The first 8 + N bytes of a safetensors file (its header length and JSON header), by two
  * single-Range requests (bytes=0-7, then bytes=8-(8+N-1)), which need no CORS preflight. A server

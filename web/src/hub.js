@@ -261,14 +261,14 @@ export function missingFileMessage({ id, revision = 'main', file, files }) {
     }
     return `${where} and no other weights file: multihead needs model.safetensors`;
   }
-  return `${where}`;
+  return `${where} (HTTP 404)`;
 }
 
 /**
  * The first `count` bytes of a stream (fewer if it ends first), then cancels the rest, so a
  * larger answer is never held. Rejects with the stream's error (an AbortError when aborted).
  */
-export async function readPrefix(stream, count) {
+async function readPrefix(stream, count) {
   const reader = stream.getReader();
   const out = new Uint8Array(count);
   let filled = 0;
