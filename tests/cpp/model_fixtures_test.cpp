@@ -14,6 +14,7 @@
 
 #include "multihead/kernels.h"
 #include "multihead/model.h"
+#include "model_run.h"
 #include "reference.h"
 
 namespace multihead::testing {
@@ -49,7 +50,7 @@ std::vector<std::string> fixture_cases() {
 const Model& default_model() {
   static const Model model = [] {
     const std::vector<uint8_t> config = read_file(kModel + "config.json");
-    return Model(parse_bert_config(std::string(config.begin(), config.end())), SafetensorsFile(read_file(kModel + "model.safetensors")));
+    return Model(parse_model_config(std::string(config.begin(), config.end())), SafetensorsFile(read_file(kModel + "model.safetensors")));
   }();
   return model;
 }
@@ -72,14 +73,14 @@ TEST_P(ModelFixture, MatchesThePyTorchModelTo1e4) {
   const auto attention = read_values<float>(kFixtures + GetParam() + "/attention.f32", size_t(layers) * heads * n * n);
   const auto hidden = read_values<float>(kFixtures + GetParam() + "/hidden.f32", size_t(n) * d);
 
-  const ModelTrace trace = default_model().run(ids);
+  const CollectedRun trace = run_collecting(default_model(), ids);
   ASSERT_EQ(int(trace.layers.size()), layers);
   double attention_diff = 0;
   for (int l = 0; l < layers; ++l) {
     attention_diff = std::max(attention_diff, max_abs_diff(ConstMatrixMap(trace.layers[l].weights.data(), heads * n, n),
                                                            ConstMatrixMap(attention.data() + size_t(l) * heads * n * n, heads * n, n)));
   }
-  const double hidden_diff = max_abs_diff(trace.hidden, ConstMatrixMap(hidden.data(), n, d));
+  const double hidden_diff = max_abs_diff(trace.run.hidden, ConstMatrixMap(hidden.data(), n, d));
   std::printf("[ fixture  ] model %-12s %-8s max |diff| attention %.3g, hidden %.3g\n", GetParam().c_str(),
               kernels::active_kernels().name, attention_diff, hidden_diff);
   EXPECT_LT(attention_diff, 1e-4);
