@@ -178,6 +178,24 @@ int read_position_offset(const json& config, const Format& f) {
   return read_checked(*it, f.padding, {nullptr, f.padding, 0, kMaxTokens - 1}) + 1;
 }
 
+std::string str(int v) { return std::to_string(v); }
+
+const char* field_name(const Format& f, int ModelConfig::*member) {
+  for (const IntField& field : f.ints) {
+    if (field.member == member) return field.name;
+  }
+  return limit_of(member).name;
+}
+
+// Divisibility in the file's own names (DistilBERT's dim and n_heads, GPT-2's n_embd and n_head).
+void check_heads_divide(const ModelConfig& c, const Format& f) {
+  if (c.hidden_size % c.num_attention_heads != 0) {
+    throw std::invalid_argument(std::string("config.json: ") + field_name(f, &ModelConfig::hidden_size) + " (" + str(c.hidden_size) +
+                                ") must be divisible by " + field_name(f, &ModelConfig::num_attention_heads) + " (" +
+                                str(c.num_attention_heads) + ")");
+  }
+}
+
 const Format& format_of(const json& config) {
   const auto model_type = config.find("model_type");
   if (model_type == config.end()) throw std::invalid_argument(std::string("config.json: model_type is missing; ") + kSupported);
@@ -192,8 +210,6 @@ std::string gib(double bytes) {
   std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(size_t{1} << 30));
   return text;
 }
-
-std::string str(int v) { return std::to_string(v); }
 
 void check_architecture_fields(const ModelConfig& c, const std::string& source) {
   const ArchitectureSpec& spec = architecture_spec(c.architecture);
@@ -268,6 +284,7 @@ ModelConfig parse_model_config(const std::string& json_text) {
   for (const IntField& field : f.ints) read_int(config, field, c);
   c.layer_norm_eps = read_layer_norm_eps(config, f);
   c.position_offset = read_position_offset(config, f);
+  check_heads_divide(c, f);
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
 }

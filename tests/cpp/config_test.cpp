@@ -236,7 +236,7 @@ TEST(ConfigErrors, EachArchitecturesFieldsAreNamedAsItsConfigNamesThem) {
             "config.json: n_positions is missing");
   EXPECT_EQ(parse_error(R"({"model_type": "distilbert", "vocab_size": 50, "dim": 16, "n_layers": 2, "n_heads": 3, "hidden_dim": 8,
                             "max_position_embeddings": 8})"),
-            "config.json: hidden_size (16) must be divisible by num_attention_heads (3)");
+            "config.json: dim (16) must be divisible by n_heads (3)");
   EXPECT_EQ(parse_error(bert_config_json({50, 16, 2, 24, 12, 1}, 4, R"("pad_token_id": 11)", "roberta")),
             "config.json: max_position_embeddings (12) must be above the first position row (12)");
   EXPECT_EQ(parse_error(bert_config_json({50, 16, 2, 24, 12, 1}, 4, R"("pad_token_id": -1)", "roberta")),
