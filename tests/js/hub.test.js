@@ -6,10 +6,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  DEFAULT_HUB_URL, MAX_SAFETENSORS_HEADER_BYTES, hubApiUrl, hubFetch, hubFileUrl, hubRepoFiles,
-  isHubId, missingFileMessage, parseHubId, readSafetensorsHeader, readSafetensorsHeaderFromStream,
+  DEFAULT_HUB_URL, hubApiUrl, hubFetch, hubFileUrl, hubRepoFiles,
+  isHubId, missingFileMessage, parseHubId,
 } from '../../web/src/hub.js';
+import { MAX_SAFETENSORS_HEADER_BYTES, readSafetensorsHeader as readHeader, readSafetensorsHeaderFromStream } from '../../web/src/safetensors-header.js';
 import { startFakeHub } from '../hub/fake-hub.js';
+
+/** A Hub file's header by range requests through hubFetch, as model-files.js reads one. */
+const readSafetensorsHeader = (url, options) => readHeader(
+  (range, signal) => hubFetch(url, { ...options, signal, headers: { Range: range } }),
+  { label: `${options.id}'s model.safetensors`, signal: options.signal });
 
 /** A safetensors file: the 8-byte little-endian header length, the JSON header, then the data. */
 function safetensors(header, data) {

@@ -6,11 +6,11 @@
 //   source.chunks(start, signal) → AsyncIterable<Uint8Array>: the bytes from `start` to the end
 //
 // Sources: bytes the caller already holds, a Blob or File (a browser's local files), a file in
-// Node, and a URL. A Hub file is a URL source too, but with range requests and the cache
-// (model-files.js builds it from hub.js and model-cache.js). Nothing here parses the header's
-// JSON: C++ does, when weights-stream.js hands it over.
+// Node, and a URL (model-files.js builds a Hub file's source from this one and the cache). The
+// header is found by safetensors-header.js; nothing here parses its JSON: C++ does, when
+// weights-stream.js hands it over.
 import { bytesOf, checkBytes, describe } from './check.js';
-import { readSafetensorsHeaderFromStream } from './hub.js';
+import { readSafetensorsHeader, readSafetensorsHeaderFromStream } from './safetensors-header.js';
 
 // How much one read from a file or Blob takes: large enough that per-call overhead vanishes,
 // small enough to be "one download chunk" next to a model's hundreds of megabytes.
@@ -89,17 +89,15 @@ export function nodeFileSource(url, name, fs) {
 }
 
 /**
- * A file over HTTP(S): `get(signal)` fetches it whole and resolves to an ok Response, or throws a
- * message naming the file. The header is read from the start of one download, which is then
- * cancelled; the data from a second.
+ * A file over HTTP(S): `get(range, signal)` fetches it with that Range header (null: the whole
+ * file) and resolves to an ok Response, or throws a message naming the file. The header is read by
+ * range requests, so nothing of the weights is downloaded before C++ has checked it.
  */
 export function urlSource(get, name) {
   return {
-    async header(signal) {
-      return readSafetensorsHeaderFromStream((await get(signal)).body, name);
-    },
+    header: (signal) => readSafetensorsHeader(get, { label: name, signal }),
     async *chunks(start, signal) {
-      yield* streamChunks((await get(signal)).body, start, signal);
+      yield* streamChunks((await get(null, signal)).body, start, signal);
     },
   };
 }

@@ -3,8 +3,6 @@
 /** 'https://huggingface.co'. */
 export const DEFAULT_HUB_URL: string;
 
-/** The engine's limit on a safetensors header, 16 MiB (kMaxSafetensorsHeaderBytes). */
-export const MAX_SAFETENSORS_HEADER_BYTES: number;
 
 export interface HubId {
   /** The id as given, 'owner/name' or 'name'. */
@@ -102,15 +100,3 @@ export function hubRepoFiles(where: { hubUrl?: string | URL; id: string; revisio
  * has vocab.txt): multihead needs tokenizer.json, the fast-tokenizer file".
  */
 export function missingFileMessage(what: { id: string; revision?: string; file: string; files: string[] }): string;
-
-/**
- * The first 8 + N bytes of a safetensors file (its header length and JSON header), by two
- * single-Range requests (bytes=0-7, then bytes=8-(8+N-1)), which need no CORS preflight. A server
- * that ignores Range (200) is read only as far as the header, then cancelled. N above 16 MiB, a
- * header past the end of the file, or a range answered with other bytes reject with a message
- * naming the file; Hub errors are hubFetch's.
- */
-export function readSafetensorsHeader(url: string | URL, options: HubFetchOptions): Promise<Uint8Array>;
-
-/** The same 8 + N bytes from a stream that starts at byte 0 (a cached file); cancels the rest. */
-export function readSafetensorsHeaderFromStream(stream: ReadableStream<Uint8Array>, label?: string): Promise<Uint8Array>;

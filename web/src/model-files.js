@@ -6,9 +6,10 @@
 
 import { nodeFileSource, readBlob, streamChunks, urlSource, valueSource } from './byte-sources.js';
 import { bytesOf, checkBytes, describe } from './check.js';
-import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, isHubId, parseHubId, readSafetensorsHeader, readSafetensorsHeaderFromStream } from './hub.js';
+import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, isHubId, parseHubId } from './hub.js';
 import { inlined } from './inlined.js';
 import { cacheFetch, cachedResponse } from './model-cache.js';
+import { readSafetensorsHeader, readSafetensorsHeaderFromStream } from './safetensors-header.js';
 
 // Real config.json and tokenizer.json files nest 4 to 6 levels deep (a tokenizer's normalizer
 // Sequence of objects holding arrays); the C++ JSON readers apply the same limit.
@@ -88,7 +89,8 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
   if (failed) throw failed.reason;
   const [configText, tokenizerText] = results.map((result) => result.value);
   const weightsUrl = hubFileUrl({ ...where, file: 'model.safetensors' });
-  const options = { ...where, file: 'model.safetensors', signal };
+  const label = `${id}'s model.safetensors`;
+  const ranged = (range, signal) => hubFetch(weightsUrl, { ...where, file: 'model.safetensors', signal, headers: { Range: range } });
   return {
     config: configText,
     tokenizer: plainCopy(parseJson(tokenizerText, 'tokenizer.json'), 'tokenizer.json'),
@@ -96,7 +98,7 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
       reportsProgress: true,
       async header() {
         const cached = await cachedResponse(weightsUrl);
-        return cached ? readSafetensorsHeaderFromStream(cached.body, `${id}'s model.safetensors`) : readSafetensorsHeader(weightsUrl, options);
+        return cached ? readSafetensorsHeaderFromStream(cached.body, label) : readSafetensorsHeader(ranged, { label, signal });
       },
       async *chunks(start) {
         yield* streamChunks((await fetchFile('model.safetensors')).body, start, signal);
@@ -164,7 +166,7 @@ function weightsSource(value, name) {
       if (!node) throw fileUrlError(url, name);
       return nodeFileSource(url, name, node('node:fs/promises'));
     }
-    return urlSource((signal) => fetchOk(url, name, { signal }), name);
+    return urlSource((range, signal) => fetchOk(url, name, { range, signal }), name);
   }
   if (value === null || typeof value !== 'object') {
     throw new TypeError(`${name} must be an ArrayBuffer, a Uint8Array, a Blob or File, or a URL, got ${describe(value)}`);
@@ -254,15 +256,21 @@ async function fetchBytes(url, name, signal) {
   return new Uint8Array(await (await fetchOk(url, name, { signal })).arrayBuffer());
 }
 
-/** fetch() that throws a message naming the file unless the answer is 2xx. */
-async function fetchOk(url, name, { signal } = {}) {
+/**
+ * fetch() that throws a message naming the file unless the answer is 2xx; the error of an HTTP
+ * answer carries its status. `range` is a Range header value, or null.
+ */
+async function fetchOk(url, name, { range = null, signal } = {}) {
   let response;
   try {
-    response = await fetch(url, { signal });
+    response = await fetch(url, { signal, headers: range ? { Range: range } : {} });
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     throw new Error(`cannot fetch ${name} from ${url}: ${error.message}`);
   }
-  if (!response.ok) throw new Error(`cannot fetch ${name} from ${url}: HTTP ${response.status}`);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw Object.assign(new Error(`cannot fetch ${name} from ${url}: HTTP ${response.status}`), { status: response.status });
+  }
   return response;
 }
