@@ -49,8 +49,10 @@ test('each element shows the engine\'s tokens and attention, and all share one e
     }
     expect(worst).toBeLessThan(1e-6);
   }
-  const fetched = (suffix) => responses.filter((r) => new URL(r.url).pathname.endsWith(suffix)).length;
+  const fetched = (suffix, status = 200) => responses.filter((r) => new URL(r.url).pathname.endsWith(suffix) && r.status === status).length;
+  // One download of the weights for every element, after the two range requests for its header.
   expect(fetched('model.safetensors')).toBe(1);
+  expect(fetched('model.safetensors', 206)).toBe(2);
   expect(fetched('.wasm')).toBe(1);
   expect(await inShadow(page, 'head', '.mh-head-title')).toEqual(['Layer 2, head 3']);
   expect(await inShadow(page, 'head', '.mh-head-queries button')).toEqual(model.run('She gave him the book.').tokens);

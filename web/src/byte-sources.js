@@ -131,12 +131,17 @@ export async function* streamChunks(body, skip, signal) {
   const reader = body.getReader();
   const abort = () => reader.cancel(signal.reason).catch(() => {});
   signal?.addEventListener('abort', abort, { once: true });
+  let done = false;
   try {
     for (;;) {
       signal?.throwIfAborted();
-      const { done, value } = await reader.read();
+      const next = await reader.read();
       signal?.throwIfAborted();
-      if (done) return;
+      if (next.done) {
+        done = true;
+        return;
+      }
+      const { value } = next;
       if (skip >= value.byteLength) {
         skip -= value.byteLength;
         continue;
@@ -146,7 +151,9 @@ export async function* streamChunks(body, skip, signal) {
     }
   } finally {
     signal?.removeEventListener('abort', abort);
-    reader.cancel().catch(() => {});
+    // Only a body not read to its end is cancelled: Chromium reports cancelling a finished one
+    // as an aborted request.
+    if (!done) reader.cancel().catch(() => {});
   }
 }
 

@@ -166,7 +166,9 @@ export async function hubFetch(url, { id, file, revision = 'main', hubUrl, signa
   }
   if (response.ok) return response;
   const code = errorCode(response);
-  await response.body?.cancel().catch(() => {});
+  // The error page is read (a few hundred bytes) rather than cancelled, which a browser would
+  // report as an aborted request beside the real failure.
+  if (response.body) await readPrefix(response.body, 1 << 16).catch(() => {});
   if (response.status === 404 && code !== 'RepoNotFound' && code !== 'RevisionNotFound' &&
       hubUrl !== undefined && EXPLAINED_FILES.has(file)) {
     const files = await hubRepoFiles({ hubUrl, id, revision, signal });

@@ -269,7 +269,6 @@ async function fetchOk(url, name, { range = null, signal } = {}) {
     throw new Error(`cannot fetch ${name} from ${url}: ${error.message}`);
   }
   if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
     throw Object.assign(new Error(`cannot fetch ${name} from ${url}: HTTP ${response.status}`), { status: response.status });
   }
   return response;

@@ -74,7 +74,11 @@ async function readExactly(response, count, label, what) {
   let bytes = new Uint8Array(0);
   if (response.body) {
     try {
-      bytes = await readPrefix(response.body, count);
+      // An answer that declares exactly these bytes is read whole by arrayBuffer(), which lets the
+      // browser finish the request: releasing a stream reader, even at its end, can make Chromium
+      // drop a request that has not yet completed on its side and report it aborted.
+      bytes = Number(response.headers.get('content-length')) === count
+        ? new Uint8Array(await response.arrayBuffer()) : await readPrefix(response.body, count);
     } catch (error) {
       throw brokenOff(error, label);
     }
@@ -125,6 +129,7 @@ export async function readSafetensorsHeaderFromStream(stream, label = 'model.saf
   const chunks = [];
   let filled = 0;
   let needed = 8;
+  let done = false;
   try {
     while (filled < needed) {
       let next;
@@ -133,14 +138,16 @@ export async function readSafetensorsHeaderFromStream(stream, label = 'model.saf
       } catch (error) {
         throw brokenOff(error, label);
       }
-      if (next.done) throw new Error(`${label}: the file is ${filled} bytes, shorter than the ${needed} bytes its header needs`);
+      done = next.done;
+      if (done) throw new Error(`${label}: the file is ${filled} bytes, shorter than the ${needed} bytes its header needs`);
       chunks.push(next.value);
       filled += next.value.length;
       if (needed === 8 && filled >= 8) needed = 8 + checkedHeaderLength(concat(chunks, 8), null, label);
     }
     return concat(chunks, needed);
   } finally {
-    await reader.cancel().catch(() => {});
+    // The rest of the file is not wanted; a stream already at its end is left alone (see readPrefix).
+    if (!done) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }

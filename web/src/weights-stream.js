@@ -33,18 +33,18 @@ export async function streamInto(module, loader, info, source, { signal, onProgr
   let loaded = dataStart;
   try {
     onProgress?.(loaded, fileSize);
+    // Read to the source's end, not to fileSize: bytes past what the header describes reach the
+    // loader, which refuses them, and a download is never cut off unfinished.
     for await (const piece of source.chunks(dataStart, signal)) {
       signal?.throwIfAborted();
-      const keep = Math.min(piece.byteLength, fileSize - loaded);
-      for (let at = 0; at < keep; at += WASM_CHUNK_BYTES) {
-        const part = piece.subarray(at, Math.min(at + WASM_CHUNK_BYTES, keep));
+      for (let at = 0; at < piece.byteLength; at += WASM_CHUNK_BYTES) {
+        const part = piece.subarray(at, Math.min(at + WASM_CHUNK_BYTES, piece.byteLength));
         // HEAPU8 is fetched for every copy: the loader may grow the heap, which replaces it.
         module.HEAPU8.set(part, chunk);
         orThrow(module.loaderWrite(loader, chunk, part.byteLength));
       }
-      loaded += keep;
-      onProgress?.(loaded, fileSize);
-      if (loaded === fileSize) break;
+      loaded += piece.byteLength;
+      onProgress?.(Math.min(loaded, fileSize), fileSize);
     }
   } finally {
     module._free(chunk);
