@@ -105,7 +105,7 @@ function onReady(info) {
   const wanted = readUrlState(location.hash).model;
   if (info.fallback) {
     // Only after a restart: the model on screen could not be loaded again.
-    picker.showMessage(`${capital(modelName(state.model))} could not be loaded again, so the built-in model is back: ${info.fallback}`);
+    picker.showMessage(`${Named(state.model)} could not be loaded again, so the built-in model is back: ${info.fallback}`);
     state.model = BUILTIN_MODEL;
     picker.select(BUILTIN_MODEL);
   }
@@ -129,11 +129,13 @@ function describeModel(choice, info) {
   const head = !info.hasLmHead ? 'no language-model head, so no predictions'
     : info.causal ? 'causal: it predicts the next token' : 'masked LM: it predicts each [MASK]';
   const where = choice.kind === 'hub' && state.hubUrl ? ` (from ${new URL(state.hubUrl).host}, not the Hugging Face Hub)` : '';
-  return `${capital(modelName(choice))}${where}: ${kind}, ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel}, ` +
+  return `${Named(choice)}${where}: ${kind}, ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel}, ` +
     `up to ${info.maxTokens} tokens; ${head}.`;
 }
 
 const capital = (text) => text[0].toUpperCase() + text.slice(1);
+/** A choice's name at the start of a sentence (a Hub id keeps its case). */
+const Named = (choice) => (choice.kind === 'hub' ? choice.id : capital(modelName(choice)));
 const sameModel = (a, b) => a.kind === b.kind && a.id === b.id && a.kind !== 'local';
 
 /** Starts loading `choice` in the worker; the model on screen keeps answering until it is ready. */
@@ -175,10 +177,10 @@ function onWorkerEvent(data) {
   document.body.dataset.model = data.aborted ? 'cancelled' : 'error';
   picker.select(state.model);
   picker.refreshCache();
-  const kept = `${capital(modelName(state.model))} is still loaded.`;
+  const kept = `${Named(state.model)} is still loaded.`;
   picker.showMessage(data.aborted
     ? `Loading ${modelName(loading.choice)} was cancelled. ${kept}`
-    : `${capital(modelName(loading.choice))} could not be loaded: ${data.message}. ${kept}`);
+    : `Could not load ${modelName(loading.choice)}: ${data.message.replace(/\.$/, '')}. ${kept}`);
   keepInUrl();
 }
 

@@ -8,9 +8,9 @@ const NEEDED = { config: 'config.json', tokenizer: 'tokenizer.json', weights: 'm
 /**
  * { config, tokenizer, weights } from a list of File objects (the top-level copy of each name
  * wins over one in a subfolder); throws an Error naming what is missing and what is there.
- * `where` names the folder in messages.
+ * `where` names the folder in messages ('the folder "bert"').
  */
-export function modelFilesFrom(files, where = 'The folder') {
+export function modelFilesFrom(files, where = 'the folder') {
   const byName = new Map();
   const depth = (file) => (file.webkitRelativePath || file.name).split('/').length;
   for (const file of files) {
@@ -23,7 +23,8 @@ export function modelFilesFrom(files, where = 'The folder') {
     const instead = !byName.has('model.safetensors') && has.some((n) => /^pytorch_model.*\.bin$|\.(pt|pth|ckpt|h5|msgpack)$/.test(n))
       ? ' Only model.safetensors weights can be read (not PyTorch .bin files).'
       : '';
-    throw new Error(`${where} has no ${list(missing)}${has.length ? ` (it has ${list(has.slice(0, 12))}${has.length > 12 ? ', …' : ''})` : ' (it is empty)'}: ` +
+    const found = has.length ? `found only ${list(has.slice(0, 12))}${has.length > 12 ? ', …' : ''}` : 'found no files';
+    throw new Error(`${list(missing)} ${missing.length > 1 ? 'are' : 'is'} missing from ${where} (${found}): ` +
       `a model needs config.json, tokenizer.json and model.safetensors.${instead}`);
   }
   return Object.fromEntries(Object.entries(NEEDED).map(([key, name]) => [key, byName.get(name)]));
@@ -41,16 +42,16 @@ export async function filesOfDirectoryHandle(directory) {
 
 /**
  * The files of a drop: the dropped files themselves, or the top level of one dropped folder.
- * Resolves to { files, where }.
+ * Resolves to { files, where, name } (where for messages, name the folder's or '').
  */
 export async function filesOfDrop(dataTransfer) {
   const entries = [...dataTransfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
   if (entries.length === 1 && entries[0].isDirectory) {
     const children = await readAll(entries[0].createReader());
     const files = await Promise.all(children.filter((e) => e.isFile).map((e) => new Promise((resolve, reject) => e.file(resolve, reject))));
-    return { files, where: `The folder "${entries[0].name}"` };
+    return { files, where: `the folder "${entries[0].name}"`, name: entries[0].name };
   }
-  return { files: [...dataTransfer.files], where: 'The dropped files' };
+  return { files: [...dataTransfer.files], where: 'the dropped files', name: '' };
 }
 
 // readEntries answers in batches (100 in Chromium) until an empty one.

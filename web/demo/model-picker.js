@@ -25,7 +25,7 @@ export const BUILTIN_MODEL = Object.freeze({ kind: BUILTIN });
 /** How a choice is named in sentences. */
 export function modelName(choice) {
   if (choice.kind === 'hub') return choice.id;
-  if (choice.kind === 'local') return `the model folder ${choice.name ? `"${choice.name}"` : 'you gave'}`;
+  if (choice.kind === 'local') return choice.name ? `the model folder "${choice.name}"` : 'the model files you dropped';
   return 'the built-in model';
 }
 
@@ -61,7 +61,7 @@ export function createModelPicker({ onLoad, onCancel }) {
     dom.folderInput.value = '';
     if (files.length === 0) return;
     const folder = files[0].webkitRelativePath.split('/')[0];
-    localChoice(files, folder ? `The folder "${folder}"` : 'The folder', folder);
+    localChoice(files, folder ? `the folder "${folder}"` : 'the folder', folder);
   });
   wireDrop();
 
@@ -100,7 +100,7 @@ export function createModelPicker({ onLoad, onCancel }) {
       return dom.folderInput.click(); // refused here (an iframe without permission): try the input
     }
     try {
-      localChoice(await filesOfDirectoryHandle(directory), `The folder "${directory.name}"`, directory.name);
+      localChoice(await filesOfDirectoryHandle(directory), `the folder "${directory.name}"`, directory.name);
     } catch (error) {
       showMessage(`That folder could not be read: ${error.message}`);
     }
@@ -137,12 +137,46 @@ export function createModelPicker({ onLoad, onCancel }) {
       depth = 0;
       dom.drop.hidden = true;
       try {
-        const { files, where } = await filesOfDrop(event.dataTransfer);
-        localChoice(files, where, where === 'The dropped files' ? '' : where.replace(/^The folder "(.*)"$/, '$1'));
+        const { files, where, name } = await filesOfDrop(event.dataTransfer);
+        localChoice(files, where, name);
       } catch (error) {
         showMessage(`The dropped files could not be read: ${error.message}`);
       }
     });
+  }
+
+  /** Lists the downloaded models with their sizes and a Delete button each. */
+  async function refreshCache() {
+    let models;
+    try {
+      models = await listCachedModels();
+    } catch {
+      models = []; // no Cache API here (an insecure origin): nothing to list
+    }
+    dom.cache.hidden = models.length === 0;
+    const total = models.reduce((sum, m) => sum + m.bytes, 0);
+    dom.cacheSummary.textContent = `Downloaded models: ${models.length}, ${mb(total)} MB`;
+    dom.cacheList.replaceChildren(...models.map((model) => {
+      const item = document.createElement('li');
+      const name = document.createElement('span');
+      name.className = 'mh-token';
+      name.textContent = model.revision === 'main' ? model.id : `${model.id} @ ${model.revision}`;
+      name.title = `${model.hubUrl}: ${model.files.map((f) => f.file).join(', ')}`;
+      const size = document.createElement('span');
+      size.textContent = `${mb(model.bytes)} MB`;
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.textContent = 'Delete';
+      remove.setAttribute('aria-label', `Delete the downloaded ${name.textContent} (${size.textContent})`);
+      remove.addEventListener('click', async () => {
+        remove.disabled = true;
+        await deleteCachedModel(model).catch((error) => showMessage(`${name.textContent} could not be deleted: ${error.message}`));
+        refreshCache();
+        dom.cacheSummary.focus();
+      });
+      item.append(name, size, remove);
+      return item;
+    }));
   }
 
   function showMessage(text) {
@@ -183,38 +217,6 @@ export function createModelPicker({ onLoad, onCancel }) {
 
     showMessage,
 
-    /** Lists the downloaded models with their sizes and a Delete button each. */
-    async refreshCache() {
-      let models;
-      try {
-        models = await listCachedModels();
-      } catch {
-        models = []; // no Cache API here (an insecure origin): nothing to list
-      }
-      dom.cache.hidden = models.length === 0;
-      const total = models.reduce((sum, m) => sum + m.bytes, 0);
-      dom.cacheSummary.textContent = `Downloaded models: ${models.length}, ${mb(total)} MB`;
-      dom.cacheList.replaceChildren(...models.map((model) => {
-        const item = document.createElement('li');
-        const name = document.createElement('span');
-        name.className = 'mh-token';
-        name.textContent = model.revision === 'main' ? model.id : `${model.id} @ ${model.revision}`;
-        name.title = `${model.hubUrl}: ${model.files.map((f) => f.file).join(', ')}`;
-        const size = document.createElement('span');
-        size.textContent = `${mb(model.bytes)} MB`;
-        const remove = document.createElement('button');
-        remove.type = 'button';
-        remove.textContent = 'Delete';
-        remove.setAttribute('aria-label', `Delete the downloaded ${name.textContent} (${size.textContent})`);
-        remove.addEventListener('click', async () => {
-          remove.disabled = true;
-          await deleteCachedModel(model).catch((error) => showMessage(`${name.textContent} could not be deleted: ${error.message}`));
-          this.refreshCache();
-          dom.cacheSummary.focus();
-        });
-        item.append(name, size, remove);
-        return item;
-      }));
-    },
+    refreshCache,
   };
 }
