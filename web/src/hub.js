@@ -1,0 +1,445 @@
+// The Hugging Face Hub as multihead reads it: model ids, the {hubUrl}/{id}/resolve/{revision}/{file}
+// URL layout, the Hub's error answers turned into messages a user can act on, the repository's file
+// list, and range reads of a safetensors header. Works wherever fetch does (browsers, workers,
+// Node 20); touches no DOM.
+// It deliberately does not parse model files, cache anything (model-cache.js does) or decide which
+// files a model needs beyond naming the three multihead reads in its messages. Ids arrive from page
+// URLs, so they are validated here before they reach a path: nothing a caller passes can leave the
+// {id}/resolve/{revision}/ part of the Hub's URL space.
+
+import { describe } from './check.js';
+
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+
+/** The engine's kMaxSafetensorsHeaderBytes (cpp/include/multihead/safetensors.h): 16 MiB. */
+export const MAX_SAFETENSORS_HEADER_BYTES = 16 * 1024 * 1024;
+
+// A model listing of the Hub API is a few kilobytes (a large repository's, tens); anything this
+// big is not an answer worth parsing.
+const MAX_LISTING_BYTES = 8 * 1024 * 1024;
+const MAX_LISTED_FILES = 100000;
+
+// The Hub's own rule for the parts of a repository id: letters, digits, '-', '_', '.', at most 96,
+// neither starting nor ending with '.' or '-', and no '..'.
+const ID_PART = /^(?![.-])(?!.*\.\.)[A-Za-z0-9._-]{1,96}(?<![.-])$/;
+const MAX_REVISION_LENGTH = 256;
+
+/**
+ * Splits a Hub model id ('owner/name' or a bare 'name') into its parts, or throws a TypeError
+ * naming the id. `path` is the id as it goes into a URL, each part percent-encoded (a no-op for a
+ * valid id, kept so that no future loosening of ID_PART can open a path).
+ */
+export function parseHubId(id) {
+  if (typeof id !== 'string') throw new TypeError(`a Hub model id must be a string, got ${describe(id)}`);
+  const parts = id.split('/');
+  if (parts.length > 2 || !parts.every((part) => ID_PART.test(part))) {
+    throw new TypeError(`${JSON.stringify(id.length > 200 ? id.slice(0, 200) + '…' : id)} is not a Hub model id: ` +
+      'use "owner/name" or "name", each part 1 to 96 letters, digits, "-", "_" or ".", ' +
+      'not starting or ending with "-" or "." and without ".."');
+  }
+  const [owner, name] = parts.length === 2 ? parts : [null, parts[0]];
+  return { id, owner, name, path: parts.map(encodeURIComponent).join('/') };
+}
+
+/**
+ * True when a string is meant as a Hub id rather than a URL or a path: it has no scheme
+ * ('https:', 'file:', a Windows drive 'C:') and does not start with '/', './', '../' or a
+ * backslash. It may still be a malformed id, which parseHubId reports.
+ */
+export function isHubId(text) {
+  if (typeof text !== 'string' || text.trim() === '' || text === '.' || text === '..') return false;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(text)) return false;
+  return !/^(\/|\\|\.\.?[/\\])/.test(text);
+}
+
+/**
+ * The Hub's base URL with no trailing slash: http(s) only, an optional path prefix, no query or
+ * fragment (either would swallow the path appended to it).
+ */
+export function hubBase(hubUrl = DEFAULT_HUB_URL) {
+  let url;
+  try {
+    url = new URL(String(hubUrl));
+  } catch {
+    throw new TypeError(`hubUrl must be an http(s) URL, got ${describe(hubUrl)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`hubUrl must be an http(s) URL, got ${JSON.stringify(String(hubUrl))}`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new TypeError(`hubUrl must be a plain http(s) URL without credentials, query or fragment, got ${JSON.stringify(String(hubUrl))}`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/** A revision (a branch, tag or commit) as one URL path segment; '.' and '..' would move the path. */
+function revisionSegment(revision) {
+  if (typeof revision !== 'string' || revision === '' || revision.length > MAX_REVISION_LENGTH) {
+    throw new TypeError(`revision must be a branch, tag or commit name of 1 to ${MAX_REVISION_LENGTH} characters, got ${describe(revision)}`);
+  }
+  if (revision === '.' || revision === '..') throw new TypeError(`revision ${JSON.stringify(revision)} is not a branch, tag or commit name`);
+  return encodeURIComponent(revision);
+}
+
+/** A file in the repository ('config.json', 'onnx/model.onnx'), each segment encoded. */
+function filePath(file) {
+  const segments = typeof file === 'string' ? file.split('/') : [];
+  if (!segments.length || segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('\\'))) {
+    throw new TypeError(`file must be a path inside the repository, like "config.json", got ${describe(file)}`);
+  }
+  return segments.map(encodeURIComponent).join('/');
+}
+
+/** {hubUrl}/{id}/resolve/{revision}/{file}: where the Hub serves one file of one revision. */
+export function hubFileUrl({ hubUrl = DEFAULT_HUB_URL, id, revision = 'main', file }) {
+  return `${hubBase(hubUrl)}/${parseHubId(id).path}/resolve/${revisionSegment(revision)}/${filePath(file)}`;
+}
+
+/** {hubUrl}/api/models/{id}/revision/{revision}: the Hub API's description of one revision. */
+export function hubApiUrl({ hubUrl = DEFAULT_HUB_URL, id, revision = 'main' }) {
+  return `${hubBase(hubUrl)}/api/models/${parseHubId(id).path}/revision/${revisionSegment(revision)}`;
+}
+
+/** An Error carrying the HTTP status, so callers can tell a missing file from other failures. */
+function httpError(message, status, code) {
+  const error = new Error(message);
+  error.status = status;
+  if (code) error.hubErrorCode = code;
+  return error;
+}
+
+/** The Hub's X-Error-Code (RepoNotFound, EntryNotFound, RevisionNotFound, GatedRepo), if readable. */
+function errorCode(response) {
+  const code = response.headers.get('x-error-code');
+  return code && /^[A-Za-z]{1,64}$/.test(code) ? code : null;
+}
+
+/** The message for a Hub answer that is not a success. */
+function statusMessage(response, { id, file, revision }) {
+  const { status } = response;
+  const code = errorCode(response);
+  const what = `${file} at revision '${revision}'`;
+  if (status === 401 || status === 403) {
+    if (code === 'RepoNotFound') {
+      // The Hub answers 401 for a repository that does not exist, not to reveal private ones.
+      return `the model '${id}' does not exist or is private (HTTP ${status} for ${what}): check the id; multihead can only load public models`;
+    }
+    return `the model '${id}' is gated or private (HTTP ${status} for ${what}): multihead can only load public models`;
+  }
+  if (status === 404) {
+    if (code === 'RepoNotFound') return `the Hub has no model '${id}' (HTTP 404 for ${what}): check the id`;
+    if (code === 'RevisionNotFound') return `the model '${id}' has no revision '${revision}' (HTTP 404 for ${file})`;
+    return `the model '${id}' has no ${file} at revision '${revision}' (HTTP 404)`;
+  }
+  const text = response.statusText ? ` ${response.statusText}` : '';
+  return `the Hub answered HTTP ${status}${text} for ${id}'s ${what}`;
+}
+
+/** Where a request went, for network-failure messages: the hubUrl when known, else the URL's origin. */
+function hubName(url, hubUrl) {
+  if (hubUrl !== undefined) return hubBase(hubUrl);
+  try {
+    return new URL(url).origin;
+  } catch {
+    return String(url);
+  }
+}
+
+/** Node's fetch says "fetch failed" and keeps the reason in `cause`; browsers give one message. */
+function networkReason(error) {
+  const cause = error?.cause?.message ?? error?.cause?.code;
+  const message = error?.message ?? String(error);
+  return cause ? `${message} (${cause})` : message;
+}
+
+/**
+ * fetch() of one Hub file with the Hub's failures turned into Errors a user can act on. Aborting
+ * `signal` rejects with the signal's reason (an AbortError DOMException unless the caller gave
+ * another), untouched. With `hubUrl` given, a 404 for model.safetensors or tokenizer.json asks the
+ * Hub API what the repository has and says so (missingFileMessage).
+ */
+export async function hubFetch(url, { id, file, revision = 'main', hubUrl, signal, headers } = {}) {
+  let response;
+  try {
+    response = await fetch(url, { redirect: 'follow', mode: 'cors', signal, headers });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new Error(`cannot reach the Hub at ${hubName(url, hubUrl)} to fetch ${id}'s ${file}: ${networkReason(error)} ` +
+      '(no network, a wrong hubUrl, or a server that does not send CORS headers)');
+  }
+  if (response.ok) return response;
+  const code = errorCode(response);
+  await response.body?.cancel().catch(() => {});
+  if (response.status === 404 && code !== 'RepoNotFound' && code !== 'RevisionNotFound' &&
+      hubUrl !== undefined && EXPLAINED_FILES.has(file)) {
+    const files = await hubRepoFiles({ hubUrl, id, revision, signal });
+    if (files) throw httpError(missingFileMessage({ id, revision, file, files }), 404, code);
+  }
+  throw httpError(statusMessage(response, { id, file, revision }), response.status, code);
+}
+
+/**
+ * The repository's file names at one revision, from the Hub API's siblings[].rfilename; null
+ * when the API cannot be reached or answers anything unexpected (the caller then says less).
+ * Aborting `signal` still rejects.
+ */
+export async function hubRepoFiles({ hubUrl = DEFAULT_HUB_URL, id, revision = 'main', signal }) {
+  let response;
+  try {
+    response = await fetch(hubApiUrl({ hubUrl, id, revision }), { redirect: 'follow', mode: 'cors', signal });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return null;
+  }
+  try {
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      return null;
+    }
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > MAX_LISTING_BYTES) {
+      await response.body.cancel();
+      return null;
+    }
+    const bytes = await readPrefix(response.body, MAX_LISTING_BYTES + 1);
+    if (bytes.length > MAX_LISTING_BYTES) return null;
+    return siblingNames(JSON.parse(new TextDecoder().decode(bytes)));
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return null;
+  }
+}
+
+/** The rfilename of every sibling, if the listing has the shape the Hub API gives; else null. */
+function siblingNames(listing) {
+  const siblings = listing?.siblings;
+  if (!Array.isArray(siblings) || siblings.length > MAX_LISTED_FILES) return null;
+  const names = [];
+  for (const sibling of siblings) {
+    const name = sibling?.rfilename;
+    if (typeof name !== 'string' || name === '' || name.length > 1000) return null;
+    names.push(name);
+  }
+  return names;
+}
+
+// The two files whose absence has a usual cause worth explaining; a missing config.json does not.
+const EXPLAINED_FILES = new Set(['model.safetensors', 'tokenizer.json']);
+
+// Files that hold weights in formats multihead does not read, and the files of slow tokenizers.
+const WEIGHT_FILE = /(^|\/)[^/]+\.(bin|pt|pth|ckpt|h5|msgpack|onnx|gguf|ot|tflite)$/i;
+const SHARD_FILE = /(^|\/)model-\d+-of-\d+\.safetensors$/;
+const TOKENIZER_FILE = /^(vocab\.(txt|json)|merges\.txt|spiece\.model|sentencepiece\.bpe\.model|tokenizer\.model|tokenizer_config\.json|special_tokens_map\.json|added_tokens\.json)$/;
+
+/** 'a, b and c', or the first few and how many more. */
+function listNames(names, most = 6) {
+  if (names.length > most) return `${names.slice(0, most).join(', ')} and ${names.length - most} more`;
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0];
+}
+
+/**
+ * What to tell a user whose model has no model.safetensors or no tokenizer.json, given the
+ * repository's files (hubRepoFiles). Plain words, naming only files the repository has.
+ */
+export function missingFileMessage({ id, revision = 'main', file, files }) {
+  const where = `the model '${id}' has no ${file} at revision '${revision}'`;
+  if (file === 'tokenizer.json') {
+    const present = files.filter((name) => TOKENIZER_FILE.test(name));
+    const has = present.length ? `it has ${listNames(present)}` : 'nor any other tokenizer file';
+    return `${where} (${has}): multihead needs tokenizer.json, the fast-tokenizer file`;
+  }
+  if (file === 'model.safetensors') {
+    const shards = files.filter((name) => SHARD_FILE.test(name));
+    if (shards.length) {
+      return `${where}: its safetensors weights are split into ${shards.length} files (${listNames(shards, 3)}), ` +
+        'and multihead reads one model.safetensors file';
+    }
+    const others = files.filter((name) => WEIGHT_FILE.test(name));
+    if (others.length) {
+      return `${where}, only ${listNames(others)}: multihead reads safetensors weights ` +
+        '(the Hub can convert a repository with its safetensors conversion space, or load a revision that has them)';
+    }
+    return `${where} and no other weights file: multihead needs model.safetensors`;
+  }
+  return `${where} (HTTP 404)`;
+}
+
+/**
+ * The first `count` bytes of a stream (fewer if it ends first), then cancels the rest, so a
+ * larger answer is never held. Rejects with the stream's error (an AbortError when aborted).
+ */
+async function readPrefix(stream, count) {
+  const reader = stream.getReader();
+  const out = new Uint8Array(count);
+  let filled = 0;
+  try {
+    while (filled < count) {
+      const { done, value } = await reader.read();
+      if (done) return out.subarray(0, filled);
+      const take = Math.min(value.length, count - filled);
+      out.set(value.subarray(0, take), filled);
+      filled += take;
+    }
+    return out;
+  } finally {
+    if (filled >= count) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/** "bytes a-b/total" → { start, end, total } (total null for '*'); null when absent or malformed. */
+function contentRange(response) {
+  const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+  if (!match) return null;
+  return { start: Number(match[1]), end: Number(match[2]), total: match[3] === '*' ? null : Number(match[3]) };
+}
+
+/**
+ * One single-range request for bytes [start, start + length). Returns the response when it is a
+ * 206 covering exactly that range, or a 200 (a server that ignores Range sends the whole file from
+ * byte 0); anything else is an Error.
+ */
+async function rangeRequest(url, start, length, options, label) {
+  const range = `bytes=${start}-${start + length - 1}`;
+  let response;
+  try {
+    response = await hubFetch(url, { ...options, headers: { Range: range } });
+  } catch (error) {
+    if (error.status === 416) throw new Error(`${label}: the file is shorter than ${start + length} bytes (HTTP 416 for ${range}), too short for a safetensors file`);
+    throw error;
+  }
+  if (response.status === 200) return response;
+  const answered = contentRange(response);
+  const declared = response.headers.get('content-length');
+  if (response.status === 206 && answered?.start === start && answered.total !== null &&
+      answered.end === answered.total - 1 && answered.end < start + length - 1) {
+    // A range past the end is cut to the file, as HTTP says: the file is shorter than its header.
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`${label}: the file is ${answered.total} bytes, shorter than the ${start + length} bytes its header needs`);
+  }
+  if (response.status !== 206 || (answered && (answered.start !== start || answered.end !== start + length - 1)) ||
+      (declared !== null && Number(declared) !== length)) {
+    await response.body?.cancel().catch(() => {});
+    const got = response.status !== 206 ? `HTTP ${response.status}` : answered ? `bytes ${answered.start}-${answered.end}` : `${declared} bytes`;
+    throw new Error(`${label}: the server answered the range ${range} with ${got}`);
+  }
+  return response;
+}
+
+/** Exactly `count` bytes of a response's body, naming the file when it is short or breaks off. */
+async function readExactly(response, count, label, what) {
+  let bytes = new Uint8Array(0);
+  if (response.body) {
+    try {
+      bytes = await readPrefix(response.body, count);
+    } catch (error) {
+      throw brokenOff(error, label);
+    }
+  }
+  if (bytes.length !== count) throw new Error(`${label}: ${what} has ${bytes.length} bytes, expected ${count}`);
+  return bytes;
+}
+
+/** A stream's error as it should reach the caller: an abort untouched, a broken download named. */
+function brokenOff(error, label) {
+  if (error?.name === 'AbortError') return error;
+  return new Error(`${label}: the download broke off: ${networkReason(error)}`);
+}
+
+/**
+ * The first 8 + N bytes of a safetensors file (the 8-byte little-endian header length N, then the
+ * JSON header), by two single-Range requests, before a single weight byte is fetched. A single
+ * Range header is CORS-safelisted, so no preflight is needed: no other header is added. N above
+ * MAX_SAFETENSORS_HEADER_BYTES is refused. `options` are hubFetch's ({ id, file, revision,
+ * hubUrl, signal }).
+ */
+export async function readSafetensorsHeader(url, options = {}) {
+  const label = `${options.id}'s ${options.file ?? 'model.safetensors'}`;
+  const opts = { file: 'model.safetensors', ...options };
+  const lengthResponse = await rangeRequest(url, 0, 8, opts, label);
+  if (lengthResponse.status === 200) return readSafetensorsHeaderFromStream(lengthResponse.body, label);
+  const first = await readExactly(lengthResponse, 8, label, 'the answer to bytes=0-7');
+  const headerLength = checkedHeaderLength(first, contentRange(lengthResponse)?.total ?? null, label);
+  const headerResponse = await rangeRequest(url, 8, headerLength, opts, label);
+  const out = new Uint8Array(8 + headerLength);
+  if (headerResponse.status === 200) {
+    // Range worked once and not twice (a server behind a changing proxy): take the prefix.
+    out.set(await readExactly(headerResponse, 8 + headerLength, label, 'the file'));
+    return out;
+  }
+  out.set(first, 0);
+  out.set(await readExactly(headerResponse, headerLength, label, `the answer to bytes=8-${8 + headerLength - 1}`), 8);
+  return out;
+}
+
+/**
+ * The same 8 + N bytes from a stream that starts at byte 0 of the file (a cached response's
+ * body, or a server's answer that ignored Range), reading no further and cancelling the rest.
+ */
+export async function readSafetensorsHeaderFromStream(stream, label = 'model.safetensors') {
+  const reader = stream.getReader();
+  const chunks = [];
+  let filled = 0;
+  let needed = 8;
+  try {
+    while (filled < needed) {
+      let next;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        throw brokenOff(error, label);
+      }
+      if (next.done) throw new Error(`${label}: the file is ${filled} bytes, shorter than the ${needed} bytes its header needs`);
+      chunks.push(next.value);
+      filled += next.value.length;
+      if (needed === 8 && filled >= 8) needed = 8 + checkedHeaderLength(concat(chunks, 8), null, label);
+    }
+    return concat(chunks, needed);
+  } finally {
+    await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+function concat(chunks, count) {
+  const out = new Uint8Array(count);
+  let at = 0;
+  for (const chunk of chunks) {
+    if (at >= count) break;
+    const take = Math.min(chunk.length, count - at);
+    out.set(chunk.subarray(0, take), at);
+    at += take;
+  }
+  return out;
+}
+
+/** N from the first 8 bytes, refused above the engine's limit or past the end of the file. */
+function checkedHeaderLength(first, total, label) {
+  const view = new DataView(first.buffer, first.byteOffset, 8);
+  const length = view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32; // exact below 2^53, and larger is refused anyway
+  if (length > MAX_SAFETENSORS_HEADER_BYTES) {
+    throw new RangeError(`${label}: the header length ${length} is above the limit of ${MAX_SAFETENSORS_HEADER_BYTES} bytes ` +
+      '(16 MiB); this is not a safetensors file multihead can read');
+  }
+  if (length === 0) throw new RangeError(`${label}: the header length is 0; a safetensors file starts with a JSON header`);
+  if (total !== null && 8 + length > total) {
+    throw new RangeError(`${label}: the header length ${length} is larger than the rest of the file (${total - 8} bytes)`);
+  }
+  return length;
+}
+
+/**
+ * The whole of one file as a stream, for the weights: { body, size } with size from
+ * Content-Length (null when the server does not send it). One plain GET, so the answer is the full
+ * file, which is what the cache may store. `options` are hubFetch's.
+ */
+export async function hubWeightsStream(url, options = {}) {
+  const response = await hubFetch(url, options);
+  if (response.status !== 200 || !response.body) {
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`${options.id}'s ${options.file}: the Hub answered HTTP ${response.status} without the whole file`);
+  }
+  const declared = response.headers.get('content-length');
+  const size = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
+  return { body: response.body, size };
+}
