@@ -34,7 +34,7 @@ beforeAll(async () => {
     engine.loadModel(join(CHECKPOINTS, 'bert-12x12')), engine.loadModel(join(CHECKPOINTS, 'gpt2-legacy')),
   ]);
   const read = (file) => readFile(join(CHECKPOINTS, 'bert-12x12', file));
-  fixtureFiles = { tokenizer: await read('tokenizer.json'), weights: await read('model.safetensors') };
+  fixtureFiles = { config: await read('config.json'), tokenizer: await read('tokenizer.json'), weights: await read('model.safetensors') };
 }, 120000);
 
 afterAll(async () => {
@@ -51,7 +51,7 @@ function fakeHub(options = {}) {
       'multihead-test/gpt2-legacy': { folder: join(CHECKPOINTS, 'gpt2-legacy') },
       'multihead-test/roberta': { folder: join(CHECKPOINTS, 'roberta') },
       'org/gated': { status: 401 },
-      'multihead-test/bin-only': { files: { 'config.json': '{"model_type":"bert"}', 'tokenizer.json': fixtureFiles.tokenizer, 'pytorch_model.bin': 'weights' } },
+      'multihead-test/bin-only': { files: { 'config.json': fixtureFiles.config, 'tokenizer.json': fixtureFiles.tokenizer, 'pytorch_model.bin': 'weights' } },
       'multihead-test/t5': { files: { 'config.json': '{"model_type":"t5"}', 'tokenizer.json': fixtureFiles.tokenizer, 'model.safetensors': fixtureFiles.weights } },
     },
     ...options,
@@ -174,7 +174,7 @@ test('Cancel stops a download, says so, and keeps the model on screen; nothing h
   expect(await page.locator('.mh-grid-card').count()).toBe(4); // the built-in model's grid, still drawn
   const cached = await page.evaluate(async () => (await (await caches.open('multihead-models')).keys()).map((r) => r.url));
   expect(cached.filter((url) => url.includes('roberta') && url.endsWith('model.safetensors'))).toEqual([]);
-  expect(problems).toEqual([]);
+  expect(problems.filter((p) => !/ERR_ABORTED/.test(p))).toEqual([]); // the download Cancel stopped
   await page.close();
   await hub.close();
 }, 120000);

@@ -205,7 +205,8 @@ function onAnswer(answer, asked) {
   const r = fresh ? { key: asked.key, layers: [], traced: null } : state.result;
   Object.assign(r, {
     tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
-    causal: answer.causal, hasLmHead: answer.hasLmHead,
+    // The toy layer's own mask, not the model's, is what its matrices show.
+    causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
   });
   if (answer.layers) r.layers = answer.layers;
   if (answer.trace) {

@@ -72,12 +72,10 @@ export function createModelPicker({ onLoad, onCancel }) {
     const text = dom.id.value.trim();
     try {
       parseHubId(text);
-    } catch {
+    } catch (error) {
       dom.id.setAttribute('aria-invalid', 'true');
       dom.idError.hidden = false;
-      dom.idError.textContent = text === ''
-        ? 'Type a Hub model id, such as bert-base-cased or owner/name.'
-        : `"${text}" is not a Hub model id: an id is a name or owner/name, of letters, digits, '-', '_' and '.'.`;
+      dom.idError.textContent = text === '' ? 'Type a Hub model id, such as bert-base-cased or owner/name.' : error.message;
       return dom.id.focus();
     }
     onLoad({ kind: 'hub', id: text });

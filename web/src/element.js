@@ -199,8 +199,9 @@ export class MultiheadView extends HTMLElement {
         return;
       }
       const { tokens, unknown, truncated, totalTokens } = result;
+      const causal = Boolean(result.causal);
       // run: the engine's result, kept to compute the four-steps view's layer when it is shown.
-      this.#state.result = { key, tokens, unknown, truncated, totalTokens, layers: attentionLayers(result), run: result, traced: null };
+      this.#state.result = { key, tokens, unknown, truncated, totalTokens, causal, layers: attentionLayers(result), run: result, traced: null };
     }
     this.#draw();
   }

@@ -89,7 +89,7 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
       side = Math.floor((width - GAP * (across - 1)) / across) - 10;
     }
     for (const { button, matrix, head, layer } of state.cards) {
-      matrix.draw(weightsOf(head, layer), n, n, scale, { maxWidth: side, maxHeight: side });
+      matrix.draw(weightsOf(head, layer), n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
       const where = layer === null ? `${data.title ?? ''} head ${head + 1}` : `Layer ${layer + 1} head ${head + 1}`;
       button.setAttribute('aria-label', `${where}: enlarge`.trim());
     }

@@ -41,22 +41,24 @@ export function tracedLayer(result, layer) {
  * { tokens, unknown, layers } (layers as attentionLayers, and as layerMatrices for the steps
  * view's layer), `head` is a head index, a list of them (lines view) or 'all'; `toy` names the
  * layer as the page's toy layer and prints numbers. The grid takes index 'all': every layer's heads.
+ * `result.causal` marks a causal model's masked triangle.
  */
 export function viewData(view, result, index, { head = 0, toy = false } = {}) {
   const { tokens, unknown } = result;
+  const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
   if (index === 'all') {
     if (view !== 'grid') throw new RangeError(`only the grid view shows every layer, not the ${view} view`);
     const rows = result.layers.map((l, i) => ({ title: `Layer ${i + 1}`, weights: l.weights }));
-    return { tokens, unknown, rows, title: 'Every layer' };
+    return { tokens, unknown, rows, title: 'Every layer', causal };
   }
   const layer = result.layers[index];
   const where = toy ? 'Toy layer' : `Layer ${index + 1}`;
   const heads = head === 'all' ? layer.weights.map((_, h) => h) : [head].flat();
   switch (view) {
     case 'grid':
-      return { tokens, unknown, weights: layer.weights, title: where };
+      return { tokens, unknown, weights: layer.weights, title: where, causal };
     case 'head':
-      return { tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}` };
+      return { tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal };
     case 'lines':
       return { tokens, unknown, weights: layer.weights, heads };
     default:
