@@ -127,7 +127,7 @@ function modelReady(info) {
 function describeModel(choice, info) {
   const kind = { bert: 'BERT', distilbert: 'DistilBERT', roberta: 'RoBERTa', gpt2: 'GPT-2' }[info.architecture] ?? info.architecture;
   const head = !info.hasLmHead ? 'no language-model head, so no predictions'
-    : info.causal ? 'causal: it predicts the next token' : 'masked LM: it predicts each [MASK]';
+    : info.causal ? 'causal: it predicts the next token' : `masked LM: it predicts each ${info.architecture === 'roberta' ? '<mask>' : '[MASK]'}`;
   const where = choice.kind === 'hub' && state.hubUrl ? ` (from ${new URL(state.hubUrl).host}, not the Hugging Face Hub)` : '';
   return `${Named(choice)}${where}: ${kind}, ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel}, ` +
     `up to ${info.maxTokens} tokens; ${head}.`;
