@@ -1,6 +1,7 @@
 // A small static file server: serves one directory tree over HTTP on 127.0.0.1, for the browser
 // tests and `npm start`. `node tools/serve.js [root=.] [port=8080]` serves and prints the URL.
-// It serves files and a directory's index.html only: no listings, no caching, no HTTPS. Browsers
+// It serves files and a directory's index.html only, with single byte ranges (the engine reads a
+// safetensors header by a range request): no listings, no caching, no HTTPS. Browsers
 // need it because they refuse ES modules and .wasm fetches from file:// URLs.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -65,13 +66,32 @@ async function respond(base, request, response) {
     info = await stat(file).catch(() => null);
   }
   if (!info?.isFile()) return send(response, 404, `Not found: ${request.url}`);
-  response.writeHead(200, {
+  const range = parseRange(request.headers.range, info.size);
+  if (range === 'unsatisfiable') return send(response, 416, 'Range Not Satisfiable', { 'Content-Range': `bytes */${info.size}` });
+  const { start, end } = range ?? { start: 0, end: info.size - 1 };
+  response.writeHead(range ? 206 : 200, {
     'Content-Type': MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-    'Content-Length': info.size,
+    'Content-Length': end - start + 1,
+    'Accept-Ranges': 'bytes',
+    ...(range ? { 'Content-Range': `bytes ${start}-${end}/${info.size}` } : {}),
     'Cache-Control': 'no-store',
   });
-  if (request.method === 'HEAD') return response.end();
-  createReadStream(file).on('error', (error) => response.destroy(error)).pipe(response);
+  if (request.method === 'HEAD' || end < start) return response.end();
+  createReadStream(file, { start, end }).on('error', (error) => response.destroy(error)).pipe(response);
+}
+
+/**
+ * One byte range of a `Range` header ("bytes=a-b", "bytes=a-", "bytes=-n") within a file of
+ * `size` bytes: { start, end } inclusive, 'unsatisfiable', or null to send the whole file (no
+ * header, several ranges, or a form this server does not read, which HTTP lets a server ignore).
+ */
+export function parseRange(header, size) {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header ?? '');
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  const [start, end] = match[1] === ''
+    ? [Math.max(0, size - Number(match[2])), size - 1]
+    : [Number(match[1]), Math.min(match[2] === '' ? size - 1 : Number(match[2]), size - 1)];
+  return start >= size || start > end ? 'unsatisfiable' : { start, end };
 }
 
 /** The path `pathname` names inside `base`, or null when it escapes `base`. */

@@ -14,6 +14,7 @@
 
 #include "multihead/attention.h"
 #include "multihead/model.h"
+#include "multihead/model_loader.h"
 #include "multihead/safetensors.h"
 
 using emscripten::val;
@@ -24,7 +25,7 @@ namespace {
 // What a user reads when the heap cannot hold what a call needs. The standard library's own
 // words ("std::bad_alloc", "vector") say nothing a user can act on.
 constexpr const char* kOutOfMemory =
-    "out of memory: this needs more than the WASM heap can hold (2 GB at most); "
+    "out of memory: this needs more than the WASM heap can hold (4 GB at most); "
     "dispose() models and layers no longer in use, or give a smaller input";
 
 // Runs `make` and returns its value, or the C++ exception as a JS Error (RangeError for limits).
@@ -108,38 +109,102 @@ val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val
   });
 }
 
-// config.json text and model.safetensors bytes → Model.
-val load_model(const std::string& config_json, val weights) {
+// config.json text and the safetensors header (the file's first 8 + N bytes) → ModelLoader.
+val create_model_loader(const std::string& config_json, val header) {
   return result_or_error([&] {
-    const ModelConfig config = parse_bert_config(config_json);
-    const SafetensorsFile file(emscripten::convertJSArrayToNumberVector<uint8_t>(weights));
-    return val(std::make_unique<Model>(config, file));
+    const ModelConfig config = parse_model_config(config_json);
+    const std::vector<uint8_t> bytes = emscripten::convertJSArrayToNumberVector<uint8_t>(header);
+    return val(std::make_unique<ModelLoader>(config, SafetensorsHeader(bytes.data(), bytes.size())));
   });
 }
 
-val model_config(const Model& model) {
-  const ModelConfig& c = model.config();
+val config_object(const ModelConfig& c, bool has_lm_head) {
   val out = val::object();
+  out.set("architecture", std::string(architecture_name(c.architecture)));
   out.set("vocabSize", c.vocab_size);
   out.set("dModel", c.hidden_size);
   out.set("numLayers", c.num_hidden_layers);
   out.set("numHeads", c.num_attention_heads);
-  out.set("maxPositions", c.max_position_embeddings);
+  out.set("maxPositions", c.max_tokens());
+  out.set("causal", architecture_spec(c.architecture).causal);
+  out.set("hasLmHead", has_lm_head);
   return out;
 }
 
-val run_model(const Model& model, val ids) {
+val loader_info(const ModelLoader& loader) {
+  val out = val::object();
+  out.set("dataStart", double(loader.data_start()));
+  out.set("fileSize", double(loader.file_size()));
+  out.set("weightBytes", double(loader.weight_bytes()));
+  out.set("config", config_object(loader.config(), loader.has_lm_head()));
+  return out;
+}
+
+// The next `size` bytes of the data section, which JS has copied to `pointer` in the WASM heap.
+val loader_write(ModelLoader& loader, uintptr_t pointer, size_t size) {
   return result_or_error([&] {
-    const ModelTrace t = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids));
-    val layers = val::array();
-    for (const AttentionTrace& layer : t.layers) layers.call<void>("push", trace_object(layer, copy));
-    val inputs = val::array();
-    for (const Matrix& input : t.inputs) inputs.call<void>("push", copy(input.data(), input.size()));
-    val out = val::object();
-    out.set("inputs", inputs);
-    out.set("layers", layers);
-    out.set("hidden", copy(t.hidden.data(), t.hidden.size()));
-    return out;
+    if (size > emscripten_get_heap_size() || pointer > emscripten_get_heap_size() - size) {
+      throw std::invalid_argument("loaderWrite: pointer and size lie outside the WASM heap");
+    }
+    loader.write(reinterpret_cast<const uint8_t*>(pointer), size);
+    return val::undefined();
+  });
+}
+
+val loader_finish(ModelLoader& loader) {
+  return result_or_error([&] { return val(std::make_unique<Model>(loader.finish())); });
+}
+
+val model_config(const Model& model) { return config_object(model.config(), model.has_lm_head()); }
+
+// The JS wrapper's onLayer returns an Error instead of throwing (a JS exception must not unwind
+// through C++ frames); this carries it out of Model::run.
+struct StopRun {
+  val error;
+};
+
+val run_model(const Model& model, val ids, val on_layer) {
+  try {
+    return result_or_error([&] {
+      const bool hook = !on_layer.isUndefined() && !on_layer.isNull();
+      const ModelRun run = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), [&](int layer, const AttentionTrace& t) {
+        if (!hook) return;
+        val answer = on_layer(layer, view(t.weights.data(), t.weights.size()));
+        if (answer.instanceof(val::global("Error"))) throw StopRun{answer};
+      });
+      val inputs = val::array();
+      for (const Matrix& input : run.inputs) inputs.call<void>("push", copy(input.data(), size_t(input.size())));
+      val out = val::object();
+      out.set("inputs", inputs);
+      out.set("hidden", copy(run.hidden.data(), size_t(run.hidden.size())));
+      return out;
+    });
+  } catch (const StopRun& stop) {
+    return stop.error;
+  }
+}
+
+val layer_trace(const Model& model, int layer, val input) {
+  return result_or_error([&] {
+    const std::vector<float> x = floats(input);
+    const int d = model.config().hidden_size;
+    if (x.empty() || x.size() % size_t(d) != 0) {
+      throw std::invalid_argument("input has " + std::to_string(x.size()) + " values, expected n_tokens × d_model (d_model = " +
+                                  std::to_string(d) + ")");
+    }
+    return trace_object(model.layer_trace(layer, ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d)), copy);
+  });
+}
+
+val model_logits(const Model& model, val hidden) {
+  return result_or_error([&] {
+    const std::vector<float> h = floats(hidden);
+    if (h.size() != size_t(model.config().hidden_size)) {
+      throw std::invalid_argument("hidden has " + std::to_string(h.size()) + " values, expected d_model = " +
+                                  std::to_string(model.config().hidden_size));
+    }
+    const std::vector<float> logits = model.logits(h.data());
+    return copy(logits.data(), logits.size());
   });
 }
 
@@ -157,14 +222,20 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::class_<MultiHeadAttention>("MultiHeadAttention");
   emscripten::class_<AttentionTrace>("AttentionTrace").constructor<>();
   emscripten::class_<Model>("Model");
+  emscripten::class_<ModelLoader>("ModelLoader");
   emscripten::function("createAttention", &create_attention);
   emscripten::function("createSeededAttention", &create_seeded_attention);
   emscripten::function("forward", &forward);
   emscripten::function("forwardView", &forward_view);
   emscripten::function("forwardOutput", &forward_output);
-  emscripten::function("loadModel", &load_model);
+  emscripten::function("createModelLoader", &create_model_loader);
+  emscripten::function("loaderInfo", &loader_info);
+  emscripten::function("loaderWrite", &loader_write);
+  emscripten::function("loaderFinish", &loader_finish);
   emscripten::function("modelConfig", &model_config);
   emscripten::function("runModel", &run_model);
+  emscripten::function("layerTrace", &layer_trace);
+  emscripten::function("modelLogits", &model_logits);
   emscripten::function("memory", &memory);
   emscripten::constant("maxTokens", kMaxTokens);
   emscripten::constant("maxDModel", kMaxDModel);

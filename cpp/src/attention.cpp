@@ -151,6 +151,17 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionW
       bv_(row("bv", w.bv, config.d_model)),
       bo_(row("bo", w.bo, config.d_model)) {}
 
+MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config)
+    : config_(checked(config)),
+      wq_(size_t(config.d_model), size_t(config.d_model)),
+      wk_(size_t(config.d_model), size_t(config.d_model)),
+      wv_(size_t(config.d_model), size_t(config.d_model)),
+      wo_(size_t(config.d_model), size_t(config.d_model)),
+      bq_(Vector::Zero(config.d_model)),
+      bk_(Vector::Zero(config.d_model)),
+      bv_(Vector::Zero(config.d_model)),
+      bo_(Vector::Zero(config.d_model)) {}
+
 void MultiHeadAttention::check_input(const float* x, size_t x_size, int n_tokens,
                                      const std::vector<uint8_t>& key_mask, bool keep_trace) const {
   if (n_tokens < 1) throw std::invalid_argument("n_tokens must be at least 1, got " + std::to_string(n_tokens));
@@ -186,6 +197,10 @@ AttentionTrace MultiHeadAttention::forward(const Matrix& x, const std::vector<ui
 void MultiHeadAttention::forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
                                       AttentionTrace& trace) const {
   checked_run(x.data(), x.size(), n_tokens, key_mask, true, trace);
+}
+
+void MultiHeadAttention::forward_into(const Matrix& x, AttentionTrace& trace) const {
+  checked_run(x.data(), size_t(x.size()), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), {}, true, trace);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,

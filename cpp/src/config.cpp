@@ -1,7 +1,9 @@
 // ModelConfig: reading config.json with nlohmann::json, and the limits every config must meet.
-// One table of integer fields serves both the parser and check_model_config, so a limit is
-// written once. Values are checked as the JSON holds them (int64, uint64 or double) before any
-// conversion, so a message shows what the file says, not a wrapped or rounded copy.
+// One table of limits (kLimits, by engine field) serves both the parser and check_model_config, so
+// a limit is written once; one format per model type (kFormats) says which config.json field
+// holds each value, its default, and the options the forward pass requires. Values are checked as
+// the JSON holds them (int64, uint64 or double) before any conversion, so a message shows what the
+// file says, not a wrapped or rounded copy.
 #include "multihead/config.h"
 
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "json_limits.h"
 
@@ -17,60 +20,189 @@ namespace {
 
 using nlohmann::json;
 
+struct Limit {
+  int ModelConfig::*member;
+  const char* name;  // the engine's name, used for configs built in code
+  int min, max;
+};
+
+constexpr Limit kLimits[] = {
+    {&ModelConfig::vocab_size, "vocab_size", 1, kMaxVocabulary},
+    {&ModelConfig::hidden_size, "hidden_size", 1, kMaxDModel},
+    {&ModelConfig::num_hidden_layers, "num_hidden_layers", 1, kMaxLayers},
+    {&ModelConfig::num_attention_heads, "num_attention_heads", 1, kMaxDModel},
+    {&ModelConfig::intermediate_size, "intermediate_size", 1, kMaxIntermediate},
+    {&ModelConfig::max_position_embeddings, "max_position_embeddings", 1, kMaxTokens},
+    {&ModelConfig::type_vocab_size, "type_vocab_size", 1, kMaxTypeVocabulary},  // with token types only
+};
+
+const Limit& limit_of(int ModelConfig::*member) {
+  for (const Limit& l : kLimits) {
+    if (l.member == member) return l;
+  }
+  throw std::logic_error("no limit for a ModelConfig field");
+}
+
+constexpr int kRequired = -1;
+constexpr int kFourTimesHidden = -2;  // GPT-2's n_inner: null or absent means 4 · n_embd
+
+// Where config.json keeps one integer of ModelConfig.
 struct IntField {
   const char* name;
   int ModelConfig::*member;
-  int min, max;
-  int fallback;  // used when config.json leaves the field out; 0 = required
+  int fallback;                 // a value, kRequired or kFourTimesHidden
+  const char* older = nullptr;  // an older name read when `name` is absent (GPT-2's n_ctx)
 };
 
-constexpr IntField kIntFields[] = {
-    {"vocab_size", &ModelConfig::vocab_size, 1, kMaxVocabulary, 0},
-    {"hidden_size", &ModelConfig::hidden_size, 1, kMaxDModel, 0},
-    {"num_hidden_layers", &ModelConfig::num_hidden_layers, 1, kMaxLayers, 0},
-    {"num_attention_heads", &ModelConfig::num_attention_heads, 1, kMaxDModel, 0},
-    {"intermediate_size", &ModelConfig::intermediate_size, 1, kMaxIntermediate, 0},
-    {"max_position_embeddings", &ModelConfig::max_position_embeddings, 1, kMaxTokens, 0},
-    {"type_vocab_size", &ModelConfig::type_vocab_size, 1, kMaxTypeVocabulary, 2},  // BERT's default
+// An option the forward pass supports only one way: present with another value, it is refused.
+struct RequiredValue {
+  const char* name;
+  const char* value;  // JSON text
 };
+
+struct Format {
+  Architecture architecture;
+  std::vector<IntField> ints;
+  const char* activation;        // the field naming the MLP's activation
+  const char* activation_fallback;
+  const char* eps;               // the LayerNorm epsilon's field, or nullptr: fixed at eps_fallback
+  double eps_fallback;
+  const char* padding;           // RoBERTa's pad_token_id: positions start at its value + 1
+  std::vector<RequiredValue> required;
+};
+
+const std::vector<IntField> kBertInts = {
+    {"vocab_size", &ModelConfig::vocab_size, kRequired},
+    {"hidden_size", &ModelConfig::hidden_size, kRequired},
+    {"num_hidden_layers", &ModelConfig::num_hidden_layers, kRequired},
+    {"num_attention_heads", &ModelConfig::num_attention_heads, kRequired},
+    {"intermediate_size", &ModelConfig::intermediate_size, kRequired},
+    {"max_position_embeddings", &ModelConfig::max_position_embeddings, kRequired},
+    {"type_vocab_size", &ModelConfig::type_vocab_size, 2},  // BertConfig's and RobertaConfig's default
+};
+
+const std::vector<RequiredValue> kBertRequired = {
+    {"position_embedding_type", "\"absolute\""}, {"is_decoder", "false"}, {"add_cross_attention", "false"}};
+
+const Format kFormats[] = {
+    {Architecture::bert, kBertInts, "hidden_act", "gelu", "layer_norm_eps", 1e-12, nullptr, kBertRequired},
+    {Architecture::distilbert,
+     {{"vocab_size", &ModelConfig::vocab_size, kRequired},
+      {"dim", &ModelConfig::hidden_size, kRequired},
+      {"n_layers", &ModelConfig::num_hidden_layers, kRequired},
+      {"n_heads", &ModelConfig::num_attention_heads, kRequired},
+      {"hidden_dim", &ModelConfig::intermediate_size, kRequired},
+      {"max_position_embeddings", &ModelConfig::max_position_embeddings, kRequired}},
+     "activation", "gelu", nullptr, 1e-12, nullptr,  // DistilBERT's LayerNorms have eps 1e-12, not configurable
+     {{"sinusoidal_pos_embds", "false"}}},
+    {Architecture::roberta, kBertInts, "hidden_act", "gelu", "layer_norm_eps", 1e-12, "pad_token_id", kBertRequired},
+    {Architecture::gpt2,
+     {{"vocab_size", &ModelConfig::vocab_size, kRequired},
+      {"n_embd", &ModelConfig::hidden_size, kRequired},
+      {"n_layer", &ModelConfig::num_hidden_layers, kRequired},
+      {"n_head", &ModelConfig::num_attention_heads, kRequired},
+      {"n_inner", &ModelConfig::intermediate_size, kFourTimesHidden},
+      {"n_positions", &ModelConfig::max_position_embeddings, kRequired, "n_ctx"}},
+     "activation_function", "gelu_new", "layer_norm_epsilon", 1e-5, nullptr,
+     {{"scale_attn_by_inverse_layer_idx", "false"}, {"scale_attn_weights", "true"}, {"add_cross_attention", "false"}}},
+};
+
+constexpr const char* kSupported = "supported model types are bert, distilbert, roberta, gpt2";
 
 // layer_norm_eps is stored as a float: below the smallest normal float it would round towards 0.
 constexpr double kMinLayerNormEps = std::numeric_limits<float>::min();
 
-std::string range_error(const std::string& source, const IntField& f, const std::string& got) {
-  return source + ": " + f.name + " must be from " + std::to_string(f.min) + " to " + std::to_string(f.max) + ", got " + got;
+std::string range_error(const std::string& source, const char* name, const Limit& l, const std::string& got) {
+  return source + ": " + name + " must be from " + std::to_string(l.min) + " to " + std::to_string(l.max) + ", got " + got;
 }
 
-int read_int(const json& config, const IntField& f) {
-  const auto it = config.find(f.name);
-  if (it == config.end()) {
-    if (f.fallback) return f.fallback;
-    throw std::invalid_argument(std::string("config.json: ") + f.name + " is missing");
-  }
-  const json& value = *it;
+// The integer `name` holds, checked against [min, max] before any conversion.
+int read_checked(const json& value, const char* name, const Limit& l) {
   if (!value.is_number_integer()) {
-    throw std::invalid_argument(std::string("config.json: ") + f.name + " must be an integer, got " + shown(value));
+    throw std::invalid_argument(std::string("config.json: ") + name + " must be an integer, got " + shown(value));
   }
   // Unsigned and signed are compared separately: an unsigned above INT64_MAX must not wrap to -1.
-  const bool in_range = value.is_number_unsigned() ? value.get<uint64_t>() <= uint64_t(f.max) && value.get<uint64_t>() >= uint64_t(f.min)
-                                                   : value.get<int64_t>() >= f.min && value.get<int64_t>() <= f.max;
-  if (!in_range) throw LimitError(range_error("config.json", f, shown(value)));
+  const bool in_range = value.is_number_unsigned() ? value.get<uint64_t>() <= uint64_t(l.max) && value.get<uint64_t>() >= uint64_t(l.min)
+                                                   : value.get<int64_t>() >= l.min && value.get<int64_t>() <= l.max;
+  if (!in_range) throw LimitError(range_error("config.json", name, l, shown(value)));
   return int(value.get<int64_t>());
 }
 
-std::string eps_error(const std::string& source, const std::string& got) {
-  return source + ": layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got " + got;
+void read_int(const json& config, const IntField& f, ModelConfig& c) {
+  auto it = config.find(f.name);
+  if (it == config.end() && f.older) it = config.find(f.older);
+  const bool absent = it == config.end() || (f.fallback == kFourTimesHidden && it->is_null());
+  if (absent && f.fallback == kRequired) throw std::invalid_argument(std::string("config.json: ") + f.name + " is missing");
+  if (absent) {
+    c.*f.member = f.fallback == kFourTimesHidden ? 4 * c.hidden_size : f.fallback;
+    return;
+  }
+  c.*f.member = read_checked(*it, it.key().c_str(), limit_of(f.member));
 }
 
-float read_layer_norm_eps(const json& config) {
-  const auto it = config.find("layer_norm_eps");
-  if (it == config.end()) return ModelConfig().layer_norm_eps;
-  if (!it->is_number()) throw std::invalid_argument("config.json: layer_norm_eps must be a number, got " + shown(*it));
+std::string eps_error(const std::string& source, const std::string& name, const std::string& got) {
+  return source + ": " + name + " must be from 1.2e-38 (the smallest normal float) to below 1, got " + got;
+}
+
+float read_layer_norm_eps(const json& config, const Format& f) {
+  const auto it = f.eps ? config.find(f.eps) : config.end();
+  if (it == config.end()) return float(f.eps_fallback);
+  if (!it->is_number()) throw std::invalid_argument(std::string("config.json: ") + f.eps + " must be a number, got " + shown(*it));
   const double eps = it->get<double>();  // checked in double: converting 1e-50 to float gives 0
-  if (!(eps >= kMinLayerNormEps && eps < 1)) {
-    throw LimitError(eps_error("config.json", shown(*it)));
-  }
+  if (!(eps >= kMinLayerNormEps && eps < 1)) throw LimitError(eps_error("config.json", f.eps, shown(*it)));
   return float(eps);
+}
+
+Activation read_activation(const json& config, const Format& f) {
+  const auto it = config.find(f.activation);
+  const json value = it == config.end() ? json(f.activation_fallback) : *it;
+  if (value == "gelu") return Activation::gelu_erf;
+  if (value == "gelu_new") return Activation::gelu_tanh;
+  throw std::invalid_argument(std::string("config.json: ") + f.activation + " must be \"gelu\" or \"gelu_new\", got " + shown(value));
+}
+
+void check_required(const json& config, const Format& f) {
+  for (const RequiredValue& r : f.required) {
+    const auto it = config.find(r.name);
+    if (it != config.end() && *it != json::parse(r.value)) {
+      throw std::invalid_argument(std::string("config.json: ") + r.name + " must be " + r.value + ", got " + shown(*it) +
+                                  "; the engine implements only " + r.value);
+    }
+  }
+}
+
+int read_position_offset(const json& config, const Format& f) {
+  if (!f.padding) return 0;
+  const auto it = config.find(f.padding);
+  if (it == config.end()) return 2;  // RobertaConfig's pad_token_id is 1
+  return read_checked(*it, f.padding, {nullptr, f.padding, 0, kMaxTokens - 1}) + 1;
+}
+
+std::string str(int v) { return std::to_string(v); }
+
+const char* field_name(const Format& f, int ModelConfig::*member) {
+  for (const IntField& field : f.ints) {
+    if (field.member == member) return field.name;
+  }
+  return limit_of(member).name;
+}
+
+// Divisibility in the file's own names (DistilBERT's dim and n_heads, GPT-2's n_embd and n_head).
+void check_heads_divide(const ModelConfig& c, const Format& f) {
+  if (c.hidden_size % c.num_attention_heads != 0) {
+    throw std::invalid_argument(std::string("config.json: ") + field_name(f, &ModelConfig::hidden_size) + " (" + str(c.hidden_size) +
+                                ") must be divisible by " + field_name(f, &ModelConfig::num_attention_heads) + " (" +
+                                str(c.num_attention_heads) + ")");
+  }
+}
+
+const Format& format_of(const json& config) {
+  const auto model_type = config.find("model_type");
+  if (model_type == config.end()) throw std::invalid_argument(std::string("config.json: model_type is missing; ") + kSupported);
+  for (const Format& f : kFormats) {
+    if (*model_type == architecture_name(f.architecture)) return f;
+  }
+  throw std::invalid_argument("config.json: model_type " + shown(*model_type) + " is not supported; " + kSupported);
 }
 
 std::string gib(double bytes) {
@@ -79,43 +211,61 @@ std::string gib(double bytes) {
   return text;
 }
 
+void check_architecture_fields(const ModelConfig& c, const std::string& source) {
+  const ArchitectureSpec& spec = architecture_spec(c.architecture);
+  if (spec.token_types && (c.type_vocab_size < 1 || c.type_vocab_size > kMaxTypeVocabulary)) {
+    throw LimitError(range_error(source, "type_vocab_size", limit_of(&ModelConfig::type_vocab_size), str(c.type_vocab_size)));
+  }
+  if (!spec.token_types && c.type_vocab_size != 0) {
+    throw std::invalid_argument(source + ": type_vocab_size must be 0 for " + architecture_name(c.architecture) +
+                                ", which has no token types, got " + str(c.type_vocab_size));
+  }
+  if (c.position_offset < 0 || c.position_offset >= c.max_position_embeddings) {
+    throw std::invalid_argument(source + ": max_position_embeddings (" + str(c.max_position_embeddings) +
+                                ") must be above the first position row (" + str(c.position_offset) + ")");
+  }
+}
 
 }  // namespace
 
 double model_weight_bytes(const ModelConfig& c) {
+  const ArchitectureSpec& spec = architecture_spec(c.architecture);
   const double d = c.hidden_size, ff = c.intermediate_size;
-  const double embeddings = (double(c.vocab_size) + c.max_position_embeddings + c.type_vocab_size) * d + 2 * d;
-  const double block = 4 * (d * d + d)  // W_q, W_k, W_v, W_o and their biases
+  const double embeddings = (double(c.vocab_size) + c.max_position_embeddings + c.type_vocab_size) * d +
+                            (spec.embeddings_norm ? 2 * d : 0);
+  const double block = 4 * (d * d + d)        // W_q, W_k, W_v, W_o and their biases
                        + 2 * d * ff + ff + d  // the MLP
                        + 4 * d;               // two LayerNorms
-  return 4 * (embeddings + double(c.num_hidden_layers) * block);
+  const double final_norm = spec.pre_layer_norm ? 2 * d : 0;
+  return 4 * (embeddings + double(c.num_hidden_layers) * block + final_norm);
 }
 
 void check_model_config(const ModelConfig& c, const std::string& source) {
-  for (const IntField& f : kIntFields) {
-    const int v = c.*f.member;
-    if (v < f.min || v > f.max) throw LimitError(range_error(source, f, std::to_string(v)));
+  for (const Limit& l : kLimits) {
+    if (l.member == &ModelConfig::type_vocab_size) continue;  // depends on the architecture, below
+    const int v = c.*l.member;
+    if (v < l.min || v > l.max) throw LimitError(range_error(source, l.name, l, str(v)));
   }
+  check_architecture_fields(c, source);
   if (c.hidden_size % c.num_attention_heads != 0) {
-    throw std::invalid_argument(source + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by num_attention_heads (" +
-                                std::to_string(c.num_attention_heads) + ")");
+    throw std::invalid_argument(source + ": hidden_size (" + str(c.hidden_size) + ") must be divisible by num_attention_heads (" +
+                                str(c.num_attention_heads) + ")");
   }
   if (!(c.layer_norm_eps >= kMinLayerNormEps && c.layer_norm_eps < 1)) {
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.9g", double(c.layer_norm_eps));
-    throw LimitError(eps_error(source, eps));
+    throw LimitError(eps_error(source, "layer_norm_eps", eps));
   }
   const double bytes = model_weight_bytes(c);
   if (bytes > double(kMaxModelBytes)) {
-    throw LimitError(source + ": vocab_size (" + std::to_string(c.vocab_size) + "), hidden_size (" + std::to_string(c.hidden_size) +
-                            "), num_hidden_layers (" + std::to_string(c.num_hidden_layers) + "), intermediate_size (" +
-                            std::to_string(c.intermediate_size) + ") and max_position_embeddings (" +
-                            std::to_string(c.max_position_embeddings) + ") make " + gib(bytes) +
-                            " of float32 weights, above the limit of " + gib(double(kMaxModelBytes)));
+    throw LimitError(source + ": vocab_size (" + str(c.vocab_size) + "), hidden_size (" + str(c.hidden_size) +
+                     "), num_hidden_layers (" + str(c.num_hidden_layers) + "), intermediate_size (" + str(c.intermediate_size) +
+                     ") and max_position_embeddings (" + str(c.max_position_embeddings) + ") make " + gib(bytes) +
+                     " of float32 weights, above the limit of " + gib(double(kMaxModelBytes)));
   }
 }
 
-ModelConfig parse_bert_config(const std::string& json_text) {
+ModelConfig parse_model_config(const std::string& json_text) {
   if (json_too_deep(json_text.data(), json_text.data() + json_text.size())) {
     throw std::invalid_argument("config.json: JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
@@ -126,15 +276,15 @@ ModelConfig parse_bert_config(const std::string& json_text) {
     throw std::invalid_argument("config.json: not valid JSON (" + parse_error_text(e) + ")");
   }
   if (!config.is_object()) throw std::invalid_argument(std::string("config.json: must be a JSON object, got ") + config.type_name());
-  const auto model_type = config.find("model_type");
-  if (model_type == config.end()) throw std::invalid_argument("config.json: model_type is missing; it must be \"bert\"");
-  if (*model_type != "bert") throw std::invalid_argument("config.json: model_type must be \"bert\", got " + shown(*model_type));
-  const auto act = config.find("hidden_act");
-  if (act != config.end() && *act != "gelu") throw std::invalid_argument("config.json: hidden_act must be \"gelu\", got " + shown(*act));
-
+  const Format& f = format_of(config);
   ModelConfig c;
-  for (const IntField& f : kIntFields) c.*f.member = read_int(config, f);
-  c.layer_norm_eps = read_layer_norm_eps(config);
+  c.architecture = f.architecture;
+  c.activation = read_activation(config, f);
+  check_required(config, f);
+  for (const IntField& field : f.ints) read_int(config, field, c);
+  c.layer_norm_eps = read_layer_norm_eps(config, f);
+  c.position_offset = read_position_offset(config, f);
+  check_heads_divide(c, f);
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
 }

@@ -1,4 +1,5 @@
-// Model: loading BertModel tensors by name, and the forward pass. Config parsing is config.cpp.
+// Model: the one forward pass of every architecture, configured by its ArchitectureSpec, and the
+// LM head. Loading is model_loader.cpp's; config parsing is config.cpp's.
 #include "multihead/model.h"
 
 #include <algorithm>
@@ -8,81 +9,33 @@
 #include <stdexcept>
 
 #include "multihead/kernels.h"
+#include "multihead/model_loader.h"
 
 namespace multihead {
 namespace {
 
-// Reads tensors by BertModel name, checking each shape against the config.
-class TensorReader {
- public:
-  explicit TensorReader(const SafetensorsFile& file)
-      : file_(file), prefix_(!file.contains("embeddings.word_embeddings.weight") && file.contains("bert.embeddings.word_embeddings.weight") ? "bert." : "") {}
-
-  std::vector<float> read(const std::string& name, std::vector<int64_t> shape) const {
-    const TensorInfo& t = file_.info(prefix_ + name);
-    if (t.shape != shape) {
-      throw std::invalid_argument(file_.label() + ": tensor '" + prefix_ + name + "' has shape " + str(t.shape) +
-                                  ", expected " + str(shape) + " from config.json");
-    }
-    std::vector<float> values = file_.read(prefix_ + name);
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (!std::isfinite(values[i])) {
-        throw std::invalid_argument(file_.label() + ": tensor '" + prefix_ + name + "' value " + std::to_string(i) + " is not finite");
-      }
-    }
-    return values;
-  }
-  Matrix matrix(const std::string& name, int rows, int cols) const { return ConstMatrixMap(read(name, {rows, cols}).data(), rows, cols); }
-  Vector vector(const std::string& name, int size) const {
-    const std::vector<float> v = read(name, {size});
-    return Eigen::Map<const Vector>(v.data(), size);
-  }
-  // nn.Linear stores (out, in); the engine's convention is (in, out).
-  Matrix linear(const std::string& name, int in, int out) const { return matrix(name + ".weight", out, in).transpose(); }
-  std::vector<float> linear_flat(const std::string& name, int in, int out) const {
-    const Matrix w = linear(name, in, out);
-    return std::vector<float>(w.data(), w.data() + w.size());
-  }
-
- private:
-  static std::string str(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-  }
-  const SafetensorsFile& file_;
-  std::string prefix_;
-};
-
-}  // namespace
-
-Model::Model(const ModelConfig& config, const SafetensorsFile& file) : config_(config) {
-  check_model_config(config);
-  const TensorReader r(file);
-  const int d = config.hidden_size, ff = config.intermediate_size;
-  word_embeddings_ = r.matrix("embeddings.word_embeddings.weight", config.vocab_size, d);
-  position_embeddings_ = r.matrix("embeddings.position_embeddings.weight", config.max_position_embeddings, d);
-  token_type0_ = r.matrix("embeddings.token_type_embeddings.weight", config.type_vocab_size, d).row(0);
-  ln_gamma_ = r.vector("embeddings.LayerNorm.weight", d);
-  ln_beta_ = r.vector("embeddings.LayerNorm.bias", d);
-  for (int i = 0; i < config.num_hidden_layers; ++i) {
-    const std::string p = "encoder.layer." + std::to_string(i) + ".";
-    AttentionWeights w{r.linear_flat(p + "attention.self.query", d, d), r.linear_flat(p + "attention.self.key", d, d),
-                       r.linear_flat(p + "attention.self.value", d, d), r.linear_flat(p + "attention.output.dense", d, d),
-                       r.read(p + "attention.self.query.bias", {d}), r.read(p + "attention.self.key.bias", {d}),
-                       r.read(p + "attention.self.value.bias", {d}), r.read(p + "attention.output.dense.bias", {d})};
-    blocks_.push_back(Block{MultiHeadAttention({d, config.num_attention_heads, false}, std::move(w)),
-                            r.vector(p + "attention.output.LayerNorm.weight", d), r.vector(p + "attention.output.LayerNorm.bias", d),
-                            PackedMatrix(r.linear(p + "intermediate.dense", d, ff)), r.vector(p + "intermediate.dense.bias", ff),
-                            PackedMatrix(r.linear(p + "output.dense", ff, d)), r.vector(p + "output.dense.bias", d),
-                            r.vector(p + "output.LayerNorm.weight", d), r.vector(p + "output.LayerNorm.bias", d)});
-  }
+Model load(const ModelConfig& config, const SafetensorsFile& file) {
+  ModelLoader loader(config, file.header());
+  loader.write(file.data(), file.header().data_size());
+  return loader.finish();
 }
 
-namespace {
+// The module a weight belongs to, named as the checkpoint names it, for messages: the rule's name
+// without its layer part and its ".weight" ("attention.output.LayerNorm", "ln_1", "mlp.c_fc").
+std::string step_name(const ArchitectureSpec& spec, Weight weight) {
+  for (const TensorRule& r : spec.tensors) {
+    if (r.weight != weight) continue;
+    std::string name = r.name;
+    const size_t hole = name.find("{}.");
+    if (hole != std::string::npos) name = name.substr(hole + 3);
+    const size_t dot = name.rfind('.');
+    return dot == std::string::npos ? name : name.substr(0, dot);
+  }
+  return "";
+}
 
-// Where an overflow happened, for messages: "embeddings", or "layer l" with l counted from 0 as in
-// the tensor names (encoder.layer.<l>) and the JS API (result.attention(layer, head)).
+// Where an overflow happened, for messages: "layer l" with l counted from 0 as in the tensor names
+// and the JS API (result.attention(layer, head)).
 std::string layer_name(size_t l) { return "layer " + std::to_string(l); }
 
 std::string short_number(double v) {
@@ -91,39 +44,56 @@ std::string short_number(double v) {
   return text;
 }
 
-// x (n, d) ← LayerNorm(x), where x has just been formed by `sum` (the embeddings, or a residual
-// add). Checks x first: finite, and small enough that the kernel's variance cannot overflow. With
-// |x| ≤ M the kernel's deviations are at most 2M and their squares sum to at most 4·d·M², so
-// M ≤ √(FLT_MAX / 8d) keeps that sum within half of FLT_MAX, room for rounding. Past it the
-// variance can become infinity, and then the output silently equals beta, which no check of the
-// output can tell from a real result. The bound is sufficient, not necessary (values of 1e19 that
-// differ by little would still fit), but it is far above any real activation (2.3e17 at d = 768),
-// and it costs nothing: it comes from the same scan as the finiteness check. Recomputing the
-// variance here to test it exactly would double the LayerNorm's passes. Then checks the output,
-// which a huge gamma or beta can still overflow.
-void add_norm(const kernels::KernelSet& k, Matrix& x, const Vector& gamma, const Vector& beta, float eps,
-              const std::string& where, const char* sum, const char* sum_cause, const char* norm) {
-  const size_t n = size_t(x.rows()), d = size_t(x.cols());
-  const float largest = largest_magnitude(x.data(), n * d);
-  if (!std::isfinite(largest)) throw OverflowError(where + ": " + sum + " overflowed float32 (" + sum_cause + ")");
+// Throws if x, just formed by `sum` (the embeddings, or a residual add), is not finite.
+void check_sum(const Matrix& x, const std::string& where, const char* sum, const char* cause) {
+  if (!std::isfinite(largest_magnitude(x.data(), size_t(x.size())))) {
+    throw OverflowError(where + ": " + sum + " overflowed float32 (" + cause + ")");
+  }
+}
+
+// out (n, d) ← LayerNorm(in); out may be in. Checks in first: small enough that the kernel's
+// variance cannot overflow. With |x| ≤ M the kernel's deviations are at most 2M and their squares
+// sum to at most 4·d·M², so M ≤ √(FLT_MAX / 8d) keeps that sum within half of FLT_MAX, room for
+// rounding. Past it the variance can become infinity, and then the output silently equals beta,
+// which no check of the output can tell from a real result. The bound is sufficient, not necessary,
+// but far above any real activation (2.3e17 at d = 768), and it costs one scan. Then checks the
+// output, which a huge gamma or beta can still overflow.
+void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const Vector& gamma, const Vector& beta, float eps,
+               const std::string& where, const std::string& norm) {
+  const size_t n = size_t(in.rows()), d = size_t(in.cols());
+  const float largest = largest_magnitude(in.data(), n * d);
   const double limit = std::sqrt(double(std::numeric_limits<float>::max()) / (8.0 * double(d)));
   if (largest > limit) {
-    throw OverflowError(where + ": the variance in " + norm + " overflowed float32 (its input reaches " +
-                        short_number(largest) + "; with hidden_size = " + std::to_string(d) +
-                        " the variance is sure to fit only below " + short_number(limit) + ")");
+    throw OverflowError(where + ": the variance in " + norm + " overflowed float32 (its input reaches " + short_number(largest) +
+                        "; with hidden_size = " + std::to_string(d) + " the variance is sure to fit only below " +
+                        short_number(limit) + ")");
   }
-  k.layer_norm(n, d, x.data(), d, gamma.data(), beta.data(), eps, x.data(), d);
-  check_fits(x.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
+  out.resize(in.rows(), in.cols());
+  k.layer_norm(n, d, in.data(), d, gamma.data(), beta.data(), eps, out.data(), d);
+  check_fits(out.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
+}
+
+kernels::GeluFn activation_kernel(const kernels::KernelSet& k, Activation a) {
+  return a == Activation::gelu_tanh ? k.gelu_tanh : k.gelu;
 }
 
 }  // namespace
 
-ModelTrace Model::run(const std::vector<int32_t>& ids) const {
-  const int n = int(std::min<size_t>(ids.size(), size_t(kMaxTokens) + 1));
-  if (n < 1) throw std::invalid_argument("ids must hold at least 1 token, got 0");
-  if (n > config_.max_position_embeddings) {
-    throw LimitError("ids has " + std::to_string(ids.size()) + " tokens, above max_position_embeddings = " +
-                            std::to_string(config_.max_position_embeddings));
+Model::Model(const ModelConfig& config, const SafetensorsFile& file) : Model(load(config, file)) {}
+
+Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config), weights_(std::move(weights)) {
+  const ArchitectureSpec& spec = architecture_spec(config.architecture);
+  steps_ = {step_name(spec, Weight::embeddings_norm_gamma), step_name(spec, Weight::norm1_gamma),
+            step_name(spec, Weight::norm2_gamma), step_name(spec, Weight::w1), step_name(spec, Weight::w2),
+            step_name(spec, Weight::final_norm_gamma)};
+}
+
+void Model::check_ids(const std::vector<int32_t>& ids) const {
+  if (ids.empty()) throw std::invalid_argument("ids must hold at least 1 token, got 0");
+  if (ids.size() > size_t(config_.max_tokens())) {
+    throw LimitError("ids has " + std::to_string(ids.size()) + " tokens, above the model's limit of " +
+                     std::to_string(config_.max_tokens()) + " (max_position_embeddings = " +
+                     std::to_string(config_.max_position_embeddings) + ")");
   }
   for (size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
@@ -131,44 +101,121 @@ ModelTrace Model::run(const std::vector<int32_t>& ids) const {
                                   std::to_string(config_.vocab_size - 1));
     }
   }
+}
+
+Matrix Model::embed(const std::vector<int32_t>& ids) const {
+  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
+  const Eigen::Index n = Eigen::Index(ids.size());
+  Matrix x(n, config_.hidden_size);  // (n, d)
+  for (Eigen::Index i = 0; i < n; ++i) {
+    x.row(i) = weights_.word_embeddings.row(ids[size_t(i)]) + weights_.position_embeddings.row(config_.position_offset + i);
+    if (spec.token_types) x.row(i) += weights_.token_type_embeddings.row(0);
+  }
+  check_sum(x, "embeddings", spec.token_types ? "the sum of the word, position and token type embeddings" : "the sum of the word and position embeddings",
+            "the embeddings are too large");
+  if (spec.embeddings_norm) {
+    normalize(kernels::active_kernels(), x, x, weights_.embeddings_norm_gamma, weights_.embeddings_norm_beta, config_.layer_norm_eps,
+              "embeddings", steps_.embeddings_norm);
+  }
+  return x;
+}
+
+// out (n, d) = W2·act(W1·in + b1) + b2. GELU's output is not checked: |GELU(z)| ≤ |z| for both forms,
+// so its input's check covers it (tests/cpp/overflow_test.cpp shows the kernels keep finite values finite).
+void Model::mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std::string& where) const {
   const auto& k = kernels::active_kernels();
-  const int d = config_.hidden_size, ff = config_.intermediate_size;
+  const size_t n = size_t(in.rows()), d = size_t(config_.hidden_size), ff = size_t(config_.intermediate_size);
+  Matrix hidden(n, ff);  // (n, ff)
+  k.gemm(n, ff, d, in.data(), d, w.w1.data.data(), w.w1.panel_stride(), w.b1.data(), hidden.data(), ff);
+  check_fits(hidden.data(), n * ff, [&] { return where + ": " + steps_.mlp_in; }, "its input or weights are too large");
+  activation_kernel(k, config_.activation)(n * ff, hidden.data(), hidden.data());
+  out.resize(Eigen::Index(n), Eigen::Index(d));
+  k.gemm(n, d, ff, hidden.data(), ff, w.w2.data.data(), w.w2.panel_stride(), w.b2.data(), out.data(), d);
+  check_fits(out.data(), n * d, [&] { return where + ": " + steps_.mlp_out; }, "its input or weights are too large");
+}
+
+ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer) const {
+  check_ids(ids);
+  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
+  const auto& k = kernels::active_kernels();
   const float eps = config_.layer_norm_eps;
-  ModelTrace trace;
-
-  // Every step below that can overflow float32 is checked right after it (see add_norm). GELU is
-  // not: |GELU(z)| ≤ |z|, so its input's check covers it (tests/cpp/overflow_test.cpp shows both
-  // kernels keep finite values finite).
-  Matrix x(n, d);  // (n, d)
-  for (int i = 0; i < n; ++i) x.row(i) = word_embeddings_.row(ids[i]) + position_embeddings_.row(i) + token_type0_;
-  add_norm(k, x, ln_gamma_, ln_beta_, eps, "embeddings", "the sum of the word, position and token type embeddings",
-           "the embeddings are too large", "embeddings.LayerNorm");
-
-  Matrix mlp(n, ff);  // (n, ff)
-  Matrix out(n, d);   // (n, d)
-  for (size_t l = 0; l < blocks_.size(); ++l) {
-    const Block& b = blocks_[l];
+  ModelRun result;
+  Matrix x = embed(ids);  // (n, d): the residual stream
+  Matrix normed;          // (n, d): a pre-LN block's normalised input
+  Matrix branch;          // (n, d): the MLP's output
+  AttentionTrace trace;   // one layer's, reused: at most one full trace is alive
+  for (size_t l = 0; l < weights_.layers.size(); ++l) {
+    const LayerWeights& w = weights_.layers[l];
     const std::string where = layer_name(l);
-    trace.inputs.push_back(x);
+    if (spec.pre_layer_norm) normalize(k, x, normed, w.norm1_gamma, w.norm1_beta, eps, where, steps_.norm1);
+    result.inputs.push_back(spec.pre_layer_norm ? normed : x);
     try {
-      trace.layers.push_back(b.attention.forward(x));
+      w.attention.forward_into(result.inputs.back(), trace);
     } catch (const OverflowError& e) {
       throw OverflowError(where + ": " + e.what());
     }
-    x += trace.layers.back().output;  // residual
-    add_norm(k, x, b.ln1_gamma, b.ln1_beta, eps, where, "the residual sum of the layer's input and the attention output",
-             "the attention output is too large", "attention.output.LayerNorm");
-    k.gemm(n, ff, d, x.data(), d, b.w1.data.data(), b.w1.panel_stride(), b.b1.data(), mlp.data(), ff);
-    check_fits(mlp.data(), size_t(n) * ff, [&] { return where + ": intermediate.dense"; }, "its input or weights are too large");
-    k.gelu(size_t(n) * ff, mlp.data(), mlp.data());
-    k.gemm(n, d, ff, mlp.data(), ff, b.w2.data.data(), b.w2.panel_stride(), b.b2.data(), out.data(), d);
-    check_fits(out.data(), size_t(n) * d, [&] { return where + ": output.dense"; }, "its input or weights are too large");
-    x += out;  // residual
-    add_norm(k, x, b.ln2_gamma, b.ln2_beta, eps, where, "the residual sum of the MLP's input and output",
-             "the MLP output is too large", "output.LayerNorm");
+    if (on_layer) on_layer(int(l), trace);
+    x += trace.output;
+    check_sum(x, where, "the residual sum of the layer's input and the attention output", "the attention output is too large");
+    if (spec.pre_layer_norm) {
+      normalize(k, x, normed, w.norm2_gamma, w.norm2_beta, eps, where, steps_.norm2);
+    } else {
+      normalize(k, x, x, w.norm1_gamma, w.norm1_beta, eps, where, steps_.norm1);
+    }
+    mlp(w, spec.pre_layer_norm ? normed : x, branch, where);
+    x += branch;
+    check_sum(x, where, "the residual sum of the MLP's input and output", "the MLP output is too large");
+    if (!spec.pre_layer_norm) normalize(k, x, x, w.norm2_gamma, w.norm2_beta, eps, where, steps_.norm2);
   }
-  trace.hidden = std::move(x);
+  if (spec.pre_layer_norm) normalize(k, x, x, weights_.final_norm_gamma, weights_.final_norm_beta, eps, "the final layer", steps_.final_norm);
+  result.hidden = std::move(x);
+  return result;
+}
+
+AttentionTrace Model::layer_trace(int layer, const Matrix& input) const {
+  if (layer < 0 || layer >= config_.num_hidden_layers) {
+    throw std::invalid_argument("layer must be from 0 to " + std::to_string(config_.num_hidden_layers - 1) + ", got " +
+                                std::to_string(layer));
+  }
+  if (input.rows() > config_.max_tokens()) {
+    throw LimitError("input has " + std::to_string(input.rows()) + " rows, above the model's limit of " +
+                     std::to_string(config_.max_tokens()) + " tokens");
+  }
+  AttentionTrace trace;
+  try {
+    weights_.layers[size_t(layer)].attention.forward_into(input, trace);
+  } catch (const OverflowError& e) {
+    throw OverflowError(layer_name(size_t(layer)) + ": " + e.what());
+  }
   return trace;
+}
+
+std::vector<float> Model::logits(const float* hidden_row) const {
+  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
+  if (!weights_.has_lm_head) throw std::invalid_argument("this model has no language-model head: " + spec.no_head_message);
+  const auto& k = kernels::active_kernels();
+  const size_t d = size_t(config_.hidden_size), V = size_t(config_.vocab_size);
+  for (size_t i = 0; i < d; ++i) {
+    if (!std::isfinite(hidden_row[i])) throw std::invalid_argument("hidden[" + std::to_string(i) + "] is not finite");
+  }
+  Matrix h = ConstMatrixMap(hidden_row, 1, Eigen::Index(d));  // (1, d)
+  if (!spec.head.empty()) {  // the transform: dense, activation, LayerNorm
+    const LmHeadWeights& head = weights_.head;
+    Matrix t(1, Eigen::Index(d));
+    k.gemm(1, d, d, h.data(), d, head.dense.data.data(), head.dense.panel_stride(), head.dense_bias.data(), t.data(), d);
+    check_fits(t.data(), d, [] { return std::string("the language-model head's dense layer"); }, "its input or weights are too large");
+    activation_kernel(k, spec.head_uses_erf_gelu ? Activation::gelu_erf : config_.activation)(d, t.data(), t.data());
+    normalize(k, t, h, head.norm_gamma, head.norm_beta, config_.layer_norm_eps, "the language-model head", "its LayerNorm");
+  }
+  // logits (V) = E (V, d) · h: h packed as a (d, 1) operand, so the embeddings are read in place.
+  std::vector<float> packed(kernels::packed_size(d, 1)), out(V);
+  kernels::pack_b(d, 1, h.data(), 1, 1, 1.0f, packed.data());
+  k.gemm(V, 1, d, weights_.word_embeddings.data(), d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
+  if (weights_.head.bias.size()) {
+    for (size_t i = 0; i < V; ++i) out[i] += weights_.head.bias[Eigen::Index(i)];
+  }
+  check_fits(out.data(), V, [] { return std::string("the language-model head's logits"); }, "its input or weights are too large");
+  return out;
 }
 
 }  // namespace multihead

@@ -1,14 +1,15 @@
-// SafetensorsFile: header validation and dtype conversion. The JSON header's depth is checked on
-// its bytes first (json_limits.h), then it is parsed with nlohmann::json, whose errors become our
-// own message. Every message starts with the file's label, e.g. "model.safetensors: ".
+// SafetensorsHeader: header validation; SafetensorsFile: a whole file and dtype conversion. The
+// JSON header's depth is checked on its bytes first (json_limits.h), then it is parsed with
+// nlohmann::json, whose errors become our own message. Every message starts with the file's
+// label, e.g. "model.safetensors: ".
 #include "multihead/safetensors.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "float16.h"
 #include "json_limits.h"
 
 namespace multihead {
@@ -16,40 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-size_t dtype_bytes(const std::string& dtype) {
-  if (dtype == "F32") return 4;
-  if (dtype == "F16" || dtype == "BF16") return 2;
-  return 0;
-}
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff, bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000 | (mantissa << 13);  // infinity or NaN
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // rebias 15 → 127
-  } else if (mantissa == 0) {
-    bits = sign;  // ±0
-  } else {  // subnormal half: normalise into a float
-    exponent = 113;
-    while (!(mantissa & 0x400)) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float bfloat_to_float(uint16_t b) {
-  const uint32_t bits = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+constexpr std::pair<const char*, size_t> kDtypes[] = {{"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"I16", 2}, {"U16", 2},
+                                                      {"I32", 4}, {"U32", 4}, {"I64", 8}, {"U64", 8}, {"F16", 2},
+                                                      {"BF16", 2}, {"F32", 4}, {"F64", 8}};
 
 // A non-negative integer that fits in size_t and in TensorInfo's int64 dimensions (natively,
 // size_t holds numbers that int64 does not), or throws naming the file and `what`.
@@ -63,35 +33,40 @@ size_t to_size(const json& value, const std::string& label, const std::string& w
 
 }  // namespace
 
+size_t dtype_bytes(const std::string& dtype) {
+  for (const auto& [name, bytes] : kDtypes) {
+    if (dtype == name) return bytes;
+  }
+  return 0;
+}
+
 size_t TensorInfo::size() const {
   size_t n = 1;
   for (int64_t d : shape) n *= size_t(d);
   return n;
 }
 
-SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
-    : bytes_(std::move(bytes)), label_(std::move(label)) {
+SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t size, std::string label) : label_(std::move(label)) {
   const auto fail = [&](const std::string& message) { throw std::invalid_argument(label_ + ": " + message); };
-  if (bytes_.size() < 8) fail("the file is " + std::to_string(bytes_.size()) + " bytes, too short for the 8-byte header length");
+  if (size < 8) fail("the file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
   uint64_t header_length = 0;
-  for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | bytes_[i];
-  if (header_length > bytes_.size() - 8) {
+  for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | bytes[i];
+  if (header_length > size - 8) {
     fail("the header length " + std::to_string(header_length) + " is larger than the rest of the file (" +
-         std::to_string(bytes_.size() - 8) + " bytes)");
+         std::to_string(size - 8) + " bytes)");
   }
   if (header_length > kMaxSafetensorsHeaderBytes) {
     fail("the header length " + std::to_string(header_length) + " is above the limit of " +
          std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
   }
   data_start_ = 8 + size_t(header_length);
-  const size_t data_size = bytes_.size() - data_start_;
 
-  if (json_too_deep(bytes_.data() + 8, bytes_.data() + data_start_)) {
+  if (json_too_deep(bytes + 8, bytes + data_start_)) {
     fail("the header's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   json header;
   try {
-    header = json::parse(bytes_.begin() + 8, bytes_.begin() + data_start_);
+    header = json::parse(bytes + 8, bytes + data_start_);
   } catch (const json::exception& e) {
     fail("the header is not valid JSON (" + parse_error_text(e) + ")");
   }
@@ -104,7 +79,8 @@ SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
     TensorInfo t;
     if (!entry.contains("dtype") || !entry["dtype"].is_string()) fail(what + " has no dtype string");
     t.dtype = entry["dtype"].get<std::string>();
-    if (!dtype_bytes(t.dtype)) fail(what + " has dtype " + shortened(t.dtype) + "; only F32, F16 and BF16 are supported");
+    const size_t width = dtype_bytes(t.dtype);
+    if (!width) fail(what + " has dtype " + shortened(t.dtype) + ", which is not a safetensors dtype");
     if (!entry.contains("shape") || !entry["shape"].is_array()) fail(what + " has no shape array");
     size_t count = 1;
     for (const json& dim : entry["shape"]) {
@@ -117,16 +93,15 @@ SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
     if (!offsets.is_array() || offsets.size() != 2) fail(what + " needs data_offsets [begin, end]");
     t.begin = to_size(offsets[0], label_, what + " data_offsets begin");
     t.end = to_size(offsets[1], label_, what + " data_offsets end");
-    if (t.begin > t.end || t.end > data_size) {
-      fail(what + " has data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-           "] outside the data section (" + std::to_string(data_size) + " bytes)");
-    }
-    if (t.end - t.begin != count * dtype_bytes(t.dtype)) {
+    if (t.begin > t.end) fail(what + " has data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] that end before they begin");
+    if (t.end - t.begin != count * width) {
       fail(what + " has " + std::to_string(count) + " " + t.dtype + " values but data_offsets cover " +
            std::to_string(t.end - t.begin) + " bytes");
     }
+    data_size_ = std::max(data_size_, t.end);
     tensors_.emplace(name, std::move(t));
   }
+  if (data_size_ > std::numeric_limits<size_t>::max() - data_start_) fail("the data section is impossibly large");
 
   std::vector<std::pair<size_t, const std::string*>> starts;  // (begin, name), sorted to find overlaps
   for (const auto& [name, t] : tensors_) {
@@ -141,24 +116,42 @@ SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
   }
 }
 
-const TensorInfo& SafetensorsFile::info(const std::string& name) const {
+const TensorInfo& SafetensorsHeader::info(const std::string& name) const {
   const auto it = tensors_.find(name);
   if (it == tensors_.end()) throw std::invalid_argument(label_ + ": the file has no tensor '" + shortened(name) + "'");
   return it->second;
 }
 
-std::vector<float> SafetensorsFile::read(const std::string& name) const {
-  const TensorInfo& t = info(name);
-  const uint8_t* data = bytes_.data() + data_start_ + t.begin;
-  std::vector<float> values(t.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (t.dtype == "F32") {
-      std::memcpy(&values[i], data + 4 * i, 4);  // the file is little-endian, as are x86 and WASM
-    } else {
-      const uint16_t bits = uint16_t(data[2 * i] | (data[2 * i + 1] << 8));
-      values[i] = t.dtype == "F16" ? half_to_float(bits) : bfloat_to_float(bits);
+namespace {
+
+// The header of `bytes`, then a check that the data it describes is all there.
+SafetensorsHeader checked_header(const std::vector<uint8_t>& bytes, const std::string& label) {
+  SafetensorsHeader header(bytes.data(), bytes.size(), label);
+  const size_t data = bytes.size() - header.data_start();
+  for (const auto& [name, t] : header.tensors()) {
+    if (t.end > data) {
+      throw std::invalid_argument(label + ": tensor '" + shortened(name) + "' has data_offsets [" + std::to_string(t.begin) + ", " +
+                                  std::to_string(t.end) + "] outside the data section (" + std::to_string(data) + " bytes)");
     }
   }
+  return header;
+}
+
+}  // namespace
+
+SafetensorsFile::SafetensorsFile(std::vector<uint8_t> bytes, std::string label)
+    : bytes_(std::move(bytes)), header_(checked_header(bytes_, label)) {}
+
+std::vector<float> SafetensorsFile::read(const std::string& name) const {
+  const TensorInfo& t = info(name);
+  if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16") {
+    throw std::invalid_argument(label() + ": tensor '" + shortened(name) + "' has dtype " + t.dtype +
+                                "; only F32, F16 and BF16 can be read as float");
+  }
+  const size_t width = dtype_bytes(t.dtype);
+  const uint8_t* p = data() + t.begin;
+  std::vector<float> values(t.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = decode_value(p + width * i, width, t.dtype == "BF16");
   return values;
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "multihead/model.h"
+#include "model_run.h"
 #include "safetensors_writer.h"
 
 namespace multihead::testing {
@@ -29,14 +30,14 @@ std::string message_of(F&& call) {
 }
 
 std::string config_error(const std::string& extra) {
-  return message_of<std::exception>([&] { parse_bert_config(bert_config_json(kSize, 2, extra)); });
+  return message_of<std::exception>([&] { parse_model_config(bert_config_json(kSize, 2, extra)); });
 }
 
 std::string nested(int depth, const std::string& inner = "") { return std::string(depth, '[') + inner + std::string(depth, ']'); }
 
 TEST(Config, ParsesTheDefaultModelsConfigAndCountsItsWeights) {
   std::ifstream in(MULTIHEAD_MODELS_DIR "/default/config.json");
-  const ModelConfig c = parse_bert_config(std::string(std::istreambuf_iterator<char>(in), {}));
+  const ModelConfig c = parse_model_config(std::string(std::istreambuf_iterator<char>(in), {}));
   EXPECT_EQ(c.vocab_size, 6000);
   EXPECT_EQ(c.hidden_size, 128);
   EXPECT_EQ(c.num_hidden_layers, 4);
@@ -52,7 +53,7 @@ TEST(Config, ParsesTheDefaultModelsConfigAndCountsItsWeights) {
 
 TEST(Config, AcceptsNestingAsRealConfigsHaveIt) {
   // id2label and a quantization block nest three levels, as Hugging Face configs do.
-  const ModelConfig c = parse_bert_config(bert_config_json(kSize, 2, R"("id2label": {"0": "A"}, "q": {"a": {"b": [1, {"c": []}]}})"));
+  const ModelConfig c = parse_model_config(bert_config_json(kSize, 2, R"("id2label": {"0": "A"}, "q": {"a": {"b": [1, {"c": []}]}})"));
   EXPECT_EQ(c.hidden_size, 8);
 }
 
@@ -75,9 +76,9 @@ TEST(ConfigErrors, TheNestingLimitIs64LevelsCountingTheFileItself) {
 
 TEST(ConfigErrors, BracketsInsideStringsAreNotNesting) {
   EXPECT_EQ(config_error(R"("model_type": "[[[[{{{{\"[[[[")" + std::string("")),
-            R"(config.json: model_type must be "bert", got "[[[[{{{{\"[[[[")");
+            R"(config.json: model_type "[[[[{{{{\"[[[[" is not supported; supported model types are bert, distilbert, roberta, gpt2)");
   const std::string deep_text = "\"" + std::string(1000, '[') + "\"";
-  EXPECT_EQ(config_error("\"hidden_act\": " + deep_text), "config.json: hidden_act must be \"gelu\", got \"" + std::string(79, '[') + "…");
+  EXPECT_EQ(config_error("\"hidden_act\": " + deep_text), "config.json: hidden_act must be \"gelu\" or \"gelu_new\", got \"" + std::string(79, '[') + "…");
 }
 
 TEST(ConfigErrors, AnUnsignedValueIsReportedAsWrittenNotWrapped) {
@@ -95,24 +96,24 @@ TEST(ConfigErrors, ATinyLayerNormEpsIsReportedAsWrittenWithTheFileName) {
   EXPECT_EQ(config_error(R"("layer_norm_eps": 2.5)"),
             "config.json: layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got 2.5");
   EXPECT_EQ(config_error(R"("layer_norm_eps": "1e-12")"), "config.json: layer_norm_eps must be a number, got \"1e-12\"");
-  EXPECT_FLOAT_EQ(parse_bert_config(bert_config_json(kSize, 2, R"("layer_norm_eps": 1e-5)")).layer_norm_eps, 1e-5f);
+  EXPECT_FLOAT_EQ(parse_model_config(bert_config_json(kSize, 2, R"("layer_norm_eps": 1e-5)")).layer_norm_eps, 1e-5f);
 }
 
 TEST(ConfigErrors, HeadsThatDoNotDivideTheWidthAreNamedAsConfigJsonNamesThem) {
   // Regression: the message was the attention layer's "d_model (127) must be divisible by n_heads (4)".
-  EXPECT_EQ(message_of<std::invalid_argument>([] { parse_bert_config(bert_config_json({12, 127, 2, 12, 10, 2}, 4)); }),
+  EXPECT_EQ(message_of<std::invalid_argument>([] { parse_model_config(bert_config_json({12, 127, 2, 12, 10, 2}, 4)); }),
             "config.json: hidden_size (127) must be divisible by num_attention_heads (4)");
 }
 
 TEST(ConfigErrors, AModelTooLargeForTheHeapIsRefusedBeforeAllocatingNamingItsFields) {
   // Regression: each field was within its own limit, so a config asking for 70 GiB passed.
   const std::string message = message_of<std::length_error>([] {
-    parse_bert_config(bert_config_json({1048576, 4096, 64, 16384, 512, 2}, 64));
+    parse_model_config(bert_config_json({1048576, 4096, 64, 16384, 512, 2}, 64));
   });
   EXPECT_EQ(message, "config.json: vocab_size (1048576), hidden_size (4096), num_hidden_layers (64), intermediate_size (16384) and "
-                     "max_position_embeddings (512) make 64.02 GiB of float32 weights, above the limit of 1.00 GiB");
+                     "max_position_embeddings (512) make 64.02 GiB of float32 weights, above the limit of 2.50 GiB");
   // bert-base's size passes.
-  EXPECT_NO_THROW(parse_bert_config(bert_config_json({30522, 768, 12, 3072, 512, 2}, 12)));
+  EXPECT_NO_THROW(parse_model_config(bert_config_json({30522, 768, 12, 3072, 512, 2}, 12)));
 }
 
 TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
@@ -122,9 +123,10 @@ TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
       {"", "config.json: not valid JSON (parse error at line 1, column 1: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal)"},
       {"[1, 2]", "config.json: must be a JSON object, got array"},
       {R"({"vocab_size": 1e400})", "config.json: not valid JSON (number overflow parsing '1e400')"},
-      {"{}", "config.json: model_type is missing; it must be \"bert\""},
-      {R"({"model_type": "gpt2"})", "config.json: model_type must be \"bert\", got \"gpt2\""},
-      {R"({"model_type": "bert", "hidden_act": "relu"})", "config.json: hidden_act must be \"gelu\", got \"relu\""},
+      {"{}", "config.json: model_type is missing; supported model types are bert, distilbert, roberta, gpt2"},
+      {R"({"model_type": "t5"})", "config.json: model_type \"t5\" is not supported; supported model types are bert, distilbert, roberta, gpt2"},
+      {R"({"model_type": ["bert"]})", "config.json: model_type [\"bert\"] is not supported; supported model types are bert, distilbert, roberta, gpt2"},
+      {R"({"model_type": "bert", "hidden_act": "relu"})", "config.json: hidden_act must be \"gelu\" or \"gelu_new\", got \"relu\""},
       {R"({"model_type": "bert"})", "config.json: vocab_size is missing"},
       {R"({"model_type": "bert", "vocab_size": "12"})", "config.json: vocab_size must be an integer, got \"12\""},
       {R"({"model_type": "bert", "vocab_size": 12.5})", "config.json: vocab_size must be an integer, got 12.5"},
@@ -133,7 +135,7 @@ TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
       {base.substr(0, base.size() - 1) + R"(, "max_position_embeddings": 4097})", "config.json: max_position_embeddings must be from 1 to 4096, got 4097"},
   };
   for (const auto& c : cases) {  // not a structured binding: clang 14 cannot capture one
-    EXPECT_EQ(message_of<std::exception>([&] { parse_bert_config(c.first); }), c.second) << c.first;
+    EXPECT_EQ(message_of<std::exception>([&] { parse_model_config(c.first); }), c.second) << c.first;
   }
 }
 
@@ -146,14 +148,14 @@ TEST(ConfigErrors, AModelConfigBuiltInCodeIsCheckedByTheModelWithItsFieldNames) 
             "ModelConfig: layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got 0");
 }
 
-ModelConfig tiny_config() { return parse_bert_config(bert_config_json(kSize, 2)); }
+ModelConfig tiny_config() { return parse_model_config(bert_config_json(kSize, 2)); }
 
 TEST(ModelFiles, ATinyModelLoadsFromF32F16AndBF16Files) {
   for (const char* dtype : {"F32", "F16", "BF16"}) {
     const Model model(tiny_config(), SafetensorsFile(safetensors_bytes(bert_tensors(kSize), "", dtype)));
-    const ModelTrace trace = model.run({2, 5, 6, 3});
+    const CollectedRun trace = run_collecting(model, {2, 5, 6, 3});
     EXPECT_EQ(trace.layers.size(), 2u) << dtype;
-    EXPECT_EQ(trace.hidden.rows(), 4) << dtype;
+    EXPECT_EQ(trace.run.hidden.rows(), 4) << dtype;
   }
 }
 
@@ -175,6 +177,70 @@ TEST(ModelFiles, EveryTensorErrorStartsWithModelSafetensors) {
   tensors.erase("bert.embeddings.LayerNorm.weight");
   EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(tiny_config(), SafetensorsFile(safetensors_bytes(tensors))); }),
             "model.safetensors: the file has no tensor 'bert.embeddings.LayerNorm.weight'");
+}
+
+}  // namespace
+}  // namespace multihead::testing
+
+namespace multihead::testing {
+namespace {
+
+std::string parse_error(const std::string& json) { return message_of<std::exception>([&] { parse_model_config(json); }); }
+
+TEST(Config, ReadsEachArchitectureInItsOwnFieldNames) {
+  const ModelConfig d = parse_model_config(distilbert_config_json({30, 12, 3, 20, 9, 0}, 3));
+  EXPECT_EQ(d.architecture, Architecture::distilbert);
+  EXPECT_EQ(d.hidden_size, 12);
+  EXPECT_EQ(d.num_hidden_layers, 3);
+  EXPECT_EQ(d.num_attention_heads, 3);
+  EXPECT_EQ(d.intermediate_size, 20);
+  EXPECT_EQ(d.type_vocab_size, 0);
+  EXPECT_FLOAT_EQ(d.layer_norm_eps, 1e-12f);
+  const ModelConfig g = parse_model_config(R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 16, "n_layer": 2, "n_head": 4,
+                                               "n_inner": null, "n_ctx": 20, "activation_function": "gelu_new"})");
+  EXPECT_EQ(g.architecture, Architecture::gpt2);
+  EXPECT_EQ(g.intermediate_size, 64);  // n_inner null: 4 · n_embd
+  EXPECT_EQ(g.max_position_embeddings, 20);  // n_ctx, as older GPT-2 configs name n_positions
+  EXPECT_EQ(g.activation, Activation::gelu_tanh);
+  EXPECT_FLOAT_EQ(g.layer_norm_eps, 1e-5f);  // layer_norm_epsilon's default
+  EXPECT_EQ(g.type_vocab_size, 0);
+  const ModelConfig r = parse_model_config(bert_config_json({50, 16, 2, 24, 514, 1}, 4, R"("pad_token_id": 1)", "roberta"));
+  EXPECT_EQ(r.architecture, Architecture::roberta);
+  EXPECT_EQ(r.position_offset, 2);
+  EXPECT_EQ(r.max_tokens(), 512);  // 514 rows − padding_idx − 1
+  EXPECT_EQ(parse_model_config(bert_config_json(kSize, 2)).activation, Activation::gelu_erf);
+}
+
+TEST(ConfigErrors, OptionsTheForwardPassDoesNotImplementAreRefusedByName) {
+  const BertSize s{50, 16, 2, 24, 12, 2};
+  EXPECT_EQ(parse_error(gpt2_config_json(s, 4, R"("scale_attn_by_inverse_layer_idx": true)")),
+            "config.json: scale_attn_by_inverse_layer_idx must be false, got true; the engine implements only false");
+  EXPECT_EQ(parse_error(gpt2_config_json(s, 4, R"("scale_attn_weights": false)")),
+            "config.json: scale_attn_weights must be true, got false; the engine implements only true");
+  EXPECT_EQ(parse_error(bert_config_json(s, 4, R"("position_embedding_type": "relative_key")")),
+            "config.json: position_embedding_type must be \"absolute\", got \"relative_key\"; the engine implements only \"absolute\"");
+  EXPECT_EQ(parse_error(bert_config_json(s, 4, R"("is_decoder": true)", "roberta")),
+            "config.json: is_decoder must be false, got true; the engine implements only false");
+  EXPECT_EQ(parse_error(distilbert_config_json(s, 4, R"("sinusoidal_pos_embds": true)")),
+            "config.json: sinusoidal_pos_embds must be false, got true; the engine implements only false");
+  EXPECT_EQ(parse_error(gpt2_config_json(s, 4, R"("activation_function": "relu")")),
+            "config.json: activation_function must be \"gelu\" or \"gelu_new\", got \"relu\"");
+  EXPECT_EQ(parse_error(R"({"model_type": "distilbert", "activation": "silu"})"),
+            "config.json: activation must be \"gelu\" or \"gelu_new\", got \"silu\"");
+}
+
+TEST(ConfigErrors, EachArchitecturesFieldsAreNamedAsItsConfigNamesThem) {
+  EXPECT_EQ(parse_error(R"({"model_type": "gpt2", "vocab_size": 50, "n_layer": 2})"), "config.json: n_embd is missing");
+  EXPECT_EQ(parse_error(R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 8192})"), "config.json: n_embd must be from 1 to 4096, got 8192");
+  EXPECT_EQ(parse_error(R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 16, "n_layer": 2, "n_head": 4})"),
+            "config.json: n_positions is missing");
+  EXPECT_EQ(parse_error(R"({"model_type": "distilbert", "vocab_size": 50, "dim": 16, "n_layers": 2, "n_heads": 3, "hidden_dim": 8,
+                            "max_position_embeddings": 8})"),
+            "config.json: dim (16) must be divisible by n_heads (3)");
+  EXPECT_EQ(parse_error(bert_config_json({50, 16, 2, 24, 12, 1}, 4, R"("pad_token_id": 11)", "roberta")),
+            "config.json: max_position_embeddings (12) must be above the first position row (12)");
+  EXPECT_EQ(parse_error(bert_config_json({50, 16, 2, 24, 12, 1}, 4, R"("pad_token_id": -1)", "roberta")),
+            "config.json: pad_token_id must be from 0 to 4095, got -1");
 }
 
 }  // namespace

@@ -5,15 +5,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
-#include <sstream>
 
 #include "multihead/kernels.h"
 #include "multihead/model.h"
+#include "fixture_files.h"
+#include "model_run.h"
 #include "reference.h"
 
 namespace multihead::testing {
@@ -22,34 +19,12 @@ namespace {
 const std::string kFixtures = std::string(MULTIHEAD_FIXTURES_DIR) + "/model/";
 const std::string kModel = std::string(MULTIHEAD_MODELS_DIR) + "/default/";
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-template <class T>
-std::vector<T> read_values(const std::string& path, size_t count) {
-  const std::vector<uint8_t> bytes = read_file(path);
-  if (bytes.size() != count * sizeof(T)) throw std::runtime_error(path + " does not hold " + std::to_string(count) + " values");
-  std::vector<T> values(count);
-  std::memcpy(values.data(), bytes.data(), bytes.size());
-  return values;
-}
-
-std::vector<std::string> fixture_cases() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(kFixtures)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> fixture_cases() { return subfolders(kFixtures); }
 
 const Model& default_model() {
   static const Model model = [] {
     const std::vector<uint8_t> config = read_file(kModel + "config.json");
-    return Model(parse_bert_config(std::string(config.begin(), config.end())), SafetensorsFile(read_file(kModel + "model.safetensors")));
+    return Model(parse_model_config(std::string(config.begin(), config.end())), SafetensorsFile(read_file(kModel + "model.safetensors")));
   }();
   return model;
 }
@@ -57,29 +32,21 @@ const Model& default_model() {
 class ModelFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ModelFixture, MatchesThePyTorchModelTo1e4) {
-  std::map<std::string, int> v;
-  std::ifstream in(kFixtures + GetParam() + "/case.txt");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    fields >> key;
-    if (key != "text" && key != "tensor") fields >> v[key];
-  }
+  std::map<std::string, int> v = case_fields(kFixtures + GetParam() + "/case.txt");
   const int n = v["n_tokens"], layers = v["n_layers"], heads = v["n_heads"], d = v["d_model"];
   ASSERT_GT(n, 0) << "no n_tokens in " << GetParam() << "/case.txt";
   const auto ids = read_values<int32_t>(kFixtures + GetParam() + "/ids.i32", n);
   const auto attention = read_values<float>(kFixtures + GetParam() + "/attention.f32", size_t(layers) * heads * n * n);
   const auto hidden = read_values<float>(kFixtures + GetParam() + "/hidden.f32", size_t(n) * d);
 
-  const ModelTrace trace = default_model().run(ids);
+  const CollectedRun trace = run_collecting(default_model(), ids);
   ASSERT_EQ(int(trace.layers.size()), layers);
   double attention_diff = 0;
   for (int l = 0; l < layers; ++l) {
     attention_diff = std::max(attention_diff, max_abs_diff(ConstMatrixMap(trace.layers[l].weights.data(), heads * n, n),
                                                            ConstMatrixMap(attention.data() + size_t(l) * heads * n * n, heads * n, n)));
   }
-  const double hidden_diff = max_abs_diff(trace.hidden, ConstMatrixMap(hidden.data(), n, d));
+  const double hidden_diff = max_abs_diff(trace.run.hidden, ConstMatrixMap(hidden.data(), n, d));
   std::printf("[ fixture  ] model %-12s %-8s max |diff| attention %.3g, hidden %.3g\n", GetParam().c_str(),
               kernels::active_kernels().name, attention_diff, hidden_diff);
   EXPECT_LT(attention_diff, 1e-4);

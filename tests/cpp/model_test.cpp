@@ -1,11 +1,14 @@
-// Model: a small random BERT written as safetensors, run by the engine and by a float64
-// reference written from the architecture's definition; config and weight errors.
+// ModelLoader and Model: how checkpoint names are read (prefixes, legacy aliases, skipped buffers,
+// tied weights, duplicate biases), every error naming what was wrong, all raised from the header
+// before any data where the header suffices, and the LM head's absence. The numbers of each
+// architecture are architectures_test.cpp's.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "multihead/model.h"
+#include "model_run.h"
+#include "multihead/model_loader.h"
 #include "reference.h"
 #include "safetensors_writer.h"
 
@@ -13,150 +16,202 @@ namespace multihead::testing {
 namespace {
 
 const ModelConfig kConfig{/*vocab*/ 50, /*d*/ 16, /*layers*/ 2, /*heads*/ 4, /*ff*/ 24, /*positions*/ 12, /*types*/ 2, 1e-12f};
-
-MatrixD tensor(const std::map<std::string, TestTensor>& t, const std::string& name) {
-  const TestTensor& x = t.at(name);
-  return to_double(x.values, size_t(x.shape[0]), x.shape.size() > 1 ? size_t(x.shape[1]) : 1);
-}
-
-VectorD row_vector(const std::map<std::string, TestTensor>& t, const std::string& name) {
-  return tensor(t, name).transpose();
-}
-
-MatrixD layer_norm(const MatrixD& x, const VectorD& gamma, const VectorD& beta, double eps) {
-  MatrixD y(x.rows(), x.cols());
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const double mean = x.row(i).mean();
-    const double var = (x.row(i).array() - mean).square().mean();
-    y.row(i) = ((x.row(i).array() - mean) / std::sqrt(var + eps)).matrix().cwiseProduct(gamma) + beta;
-  }
-  return y;
-}
-
-struct ReferenceBert {
-  std::vector<std::vector<MatrixD>> attention;  // [layer][head], (n, n)
-  std::vector<MatrixD> inputs;                  // [layer], (n, d)
-  MatrixD hidden;                               // (n, d)
-};
-
-// BertModel's forward in float64: each layer's input and attention weights (per head), and the output.
-ReferenceBert reference_bert(const std::map<std::string, TestTensor>& t, const ModelConfig& c, const std::vector<int32_t>& ids) {
-  const int n = int(ids.size()), d = c.hidden_size, h = c.num_attention_heads, dh = d / h;
-  const MatrixD word = tensor(t, "embeddings.word_embeddings.weight"), pos = tensor(t, "embeddings.position_embeddings.weight");
-  const MatrixD type = tensor(t, "embeddings.token_type_embeddings.weight");
-  MatrixD x(n, d);
-  for (int i = 0; i < n; ++i) x.row(i) = word.row(ids[i]) + pos.row(i) + type.row(0);
-  x = layer_norm(x, row_vector(t, "embeddings.LayerNorm.weight"), row_vector(t, "embeddings.LayerNorm.bias"), c.layer_norm_eps);
-  const auto linear = [&](const MatrixD& in, const std::string& name) {
-    MatrixD y = in * tensor(t, name + ".weight").transpose();
-    y.rowwise() += row_vector(t, name + ".bias");
-    return y;
-  };
-  std::vector<std::vector<MatrixD>> attention;
-  std::vector<MatrixD> inputs;
-  for (int l = 0; l < c.num_hidden_layers; ++l) {
-    const std::string p = "encoder.layer." + std::to_string(l) + ".";
-    inputs.push_back(x);
-    const MatrixD q = linear(x, p + "attention.self.query"), k = linear(x, p + "attention.self.key"), v = linear(x, p + "attention.self.value");
-    MatrixD context(n, d);
-    attention.emplace_back();
-    for (int head = 0; head < h; ++head) {
-      MatrixD s = q.middleCols(head * dh, dh) * k.middleCols(head * dh, dh).transpose() / std::sqrt(double(dh));
-      for (int i = 0; i < n; ++i) {
-        s.row(i) = (s.row(i).array() - s.row(i).maxCoeff()).exp();
-        s.row(i) /= s.row(i).sum();
-      }
-      context.middleCols(head * dh, dh) = s * v.middleCols(head * dh, dh);
-      attention.back().push_back(s);
-    }
-    x = layer_norm(x + linear(context, p + "attention.output.dense"), row_vector(t, p + "attention.output.LayerNorm.weight"),
-                   row_vector(t, p + "attention.output.LayerNorm.bias"), c.layer_norm_eps);
-    MatrixD mlp = linear(x, p + "intermediate.dense");
-    mlp = mlp.unaryExpr([](double z) { return 0.5 * z * (1 + std::erf(z / std::sqrt(2.0))); });
-    x = layer_norm(x + linear(mlp, p + "output.dense"), row_vector(t, p + "output.LayerNorm.weight"),
-                   row_vector(t, p + "output.LayerNorm.bias"), c.layer_norm_eps);
-  }
-  return {attention, inputs, x};
-}
+const BertSize kSize{50, 16, 2, 24, 12, 2};
 
 template <class E, class F>
-void expect_error(F&& call, const std::string& part) {
+std::string message_of(F&& call) {
   try {
     call();
-    FAIL() << "no exception; expected one containing: " << part;
-  } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    if (!dynamic_cast<const E*>(&e)) ADD_FAILURE() << "threw another exception type: " << e.what();
+    return e.what();
   }
+  ADD_FAILURE() << "threw nothing";
+  return "";
 }
 
-TEST(Model, MatchesTheFloat64ReferenceLayerByLayer) {
-  const auto tensors = bert_tensors_for(kConfig);
-  const Model model(kConfig, SafetensorsFile(safetensors_bytes(tensors)));
-  for (const std::vector<int32_t>& ids : {std::vector<int32_t>{2, 17, 5, 49, 3}, std::vector<int32_t>{7},
-                                          std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0}}) {
-    const ModelTrace trace = model.run(ids);
-    const auto [attention, inputs, hidden] = reference_bert(tensors, kConfig, ids);
-    const int n = int(ids.size());
-    ASSERT_EQ(trace.layers.size(), 2u);
-    ASSERT_EQ(trace.inputs.size(), 2u);
-    for (int l = 0; l < 2; ++l) {
-      EXPECT_LT(max_abs_diff(trace.inputs[l], inputs[l]), 1e-4) << "layer " << l << " input, n=" << n;
-      for (int h = 0; h < 4; ++h) EXPECT_LT(max_abs_diff(head_matrix(trace.layers[l].weights, h, n), attention[l][h]), 1e-5);
+// The loader's error for a file, from its header alone: no data is given.
+std::string header_error(const ModelConfig& config, const std::map<std::string, TestTensor>& tensors, const std::string& dtype = "F32") {
+  const std::vector<uint8_t> bytes = safetensors_bytes(tensors, "", dtype);
+  const size_t start = SafetensorsHeader(bytes.data(), bytes.size()).data_start();
+  return message_of<std::exception>([&] { ModelLoader(config, SafetensorsHeader(bytes.data(), start)); });
+}
+
+Matrix hidden_of(const Model& m, const std::vector<int32_t>& ids) { return m.run(ids).hidden; }
+
+const std::vector<int32_t> kIds{2, 9, 3, 17};
+
+TEST(ModelNames, ThePrefixAndLegacyLayerNormNamesReadTheSameWeights) {
+  const Model plain(kConfig, SafetensorsFile(safetensors_bytes(bert_tensors(kSize))));
+  auto renamed = [](std::map<std::string, TestTensor> t, const std::string& prefix, bool legacy) {
+    std::map<std::string, TestTensor> out;
+    for (auto& [name, x] : t) {
+      std::string n = name;
+      if (legacy) {
+        for (const auto& [from, to] : {std::pair<std::string, std::string>{"LayerNorm.weight", "LayerNorm.gamma"}, {"LayerNorm.bias", "LayerNorm.beta"}}) {
+          if (n.size() >= from.size() && n.compare(n.size() - from.size(), from.size(), from) == 0) n = n.substr(0, n.size() - from.size()) + to;
+        }
+      }
+      out[prefix + n] = x;
     }
-    EXPECT_LT(max_abs_diff(trace.hidden, hidden), 1e-4) << "n=" << n;
+    return out;
+  };
+  for (const auto& [prefix, legacy] : {std::pair<std::string, bool>{"bert.", false}, {"", true}, {"bert.", true}}) {
+    const Model other(kConfig, SafetensorsFile(safetensors_bytes(renamed(bert_tensors(kSize), prefix, legacy))));
+    EXPECT_EQ(max_abs_diff(hidden_of(other, kIds), hidden_of(plain, kIds)), 0.0) << prefix << legacy;
   }
 }
 
-TEST(Model, AcceptsTheBertPrefixOfBertForMaskedLMCheckpoints) {
-  const auto plain = bert_tensors_for(kConfig), prefixed = bert_tensors_for(kConfig, "bert.");
-  const std::vector<int32_t> ids{2, 9, 3};
-  const Model a(kConfig, SafetensorsFile(safetensors_bytes(plain))), b(kConfig, SafetensorsFile(safetensors_bytes(prefixed)));
-  EXPECT_EQ(max_abs_diff(a.run(ids).hidden, b.run(ids).hidden), 0.0);
+TEST(ModelNames, BuffersPoolerAndNextSentenceTensorsAreSkippedWhateverTheirDtype) {
+  auto t = bert_tensors(kSize, "bert.");
+  TensorMaker m(t, "");
+  m.position_ids("bert.embeddings.position_ids", 12);
+  m.linear("bert.pooler.dense", 16, 16);
+  m.linear("cls.seq_relationship", 16, 2);
+  t["cls.predictions.decoder.weight"] = {{50, 16}, std::vector<float>(800, 0.25f), "F64"};  // tied: not read
+  const Model model(kConfig, SafetensorsFile(safetensors_bytes(t)));
+  const Model plain(kConfig, SafetensorsFile(safetensors_bytes(bert_tensors(kSize))));
+  EXPECT_EQ(max_abs_diff(hidden_of(model, kIds), hidden_of(plain, kIds)), 0.0);
+  EXPECT_FALSE(model.has_lm_head());
 }
 
-TEST(Model, ParsesAHuggingFaceBertConfig) {
-  const ModelConfig c = parse_bert_config(R"({"model_type": "bert", "vocab_size": 50, "hidden_size": 16,
-      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 24, "hidden_act": "gelu",
-      "max_position_embeddings": 12, "type_vocab_size": 2, "layer_norm_eps": 1e-12, "architectures": ["BertModel"]})");
-  EXPECT_EQ(c.vocab_size, 50);
-  EXPECT_EQ(c.intermediate_size, 24);
-  EXPECT_EQ(c.max_position_embeddings, 12);
-  EXPECT_FLOAT_EQ(c.layer_norm_eps, 1e-12f);
+TEST(ModelNames, EitherOrBothOfTheTwoLmHeadBiasNamesGiveTheSameLogits) {
+  auto t = bert_tensors(kSize);
+  add_transform_head(t, kSize, "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias");
+  const Model model(kConfig, SafetensorsFile(safetensors_bytes(t)));
+  const Matrix h = hidden_of(model, kIds);
+  const std::vector<float> want = model.logits(h.data());
+  auto decoder_only = t, both = t;
+  decoder_only["cls.predictions.decoder.bias"] = decoder_only["cls.predictions.bias"];
+  decoder_only.erase("cls.predictions.bias");
+  both["cls.predictions.decoder.bias"] = both["cls.predictions.bias"];
+  for (const auto* file : {&decoder_only, &both}) {
+    const Model other(kConfig, SafetensorsFile(safetensors_bytes(*file)));
+    EXPECT_TRUE(other.has_lm_head());
+    EXPECT_EQ(other.logits(h.data()), want);
+  }
 }
 
-TEST(ModelErrors, BadConfigsNameTheField) {
-  expect_error<std::invalid_argument>([] { parse_bert_config("{"); }, "config.json: not valid JSON");
-  expect_error<std::invalid_argument>([] { parse_bert_config(R"({"model_type": "gpt2"})"); }, "model_type must be \"bert\", got \"gpt2\"");
-  const std::string base = R"("model_type": "bert", "vocab_size": 50, "num_hidden_layers": 2, "intermediate_size": 24, "max_position_embeddings": 12)";
-  expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "hidden_size": 10, "num_attention_heads": 4})"); },
-                                      "config.json: hidden_size (10) must be divisible by num_attention_heads (4)");
-  expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "num_attention_heads": 4})"); }, "config.json: hidden_size is missing");
-  expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "hidden_size": "16", "num_attention_heads": 4})"); },
-                                      "hidden_size must be an integer, got \"16\"");
-  expect_error<std::invalid_argument>([&] { parse_bert_config("{" + base + R"(, "hidden_size": 16, "num_attention_heads": 4, "hidden_act": "relu"})"); },
-                                      "hidden_act must be \"gelu\", got \"relu\"");
+TEST(ModelNames, Gpt2ReadsBareAndTransformerPrefixedNamesAndSkipsItsMaskBuffers) {
+  const ModelConfig c = parse_model_config(gpt2_config_json(kSize, 4));
+  const Model bare(c, SafetensorsFile(safetensors_bytes(gpt2_tensors(kSize, "", true))));
+  auto prefixed = gpt2_tensors(kSize, "transformer.");
+  prefixed["lm_head.weight"] = {{50, 16}, std::vector<float>(800, 0.5f), ""};  // tied to wte: not read
+  const Model other(c, SafetensorsFile(safetensors_bytes(prefixed)));
+  EXPECT_EQ(max_abs_diff(hidden_of(bare, kIds), hidden_of(other, kIds)), 0.0);
+  EXPECT_TRUE(bare.has_lm_head());
 }
 
-TEST(ModelErrors, AMissingTensorOrWrongShapeIsNamed) {
-  auto tensors = bert_tensors_for(kConfig);
-  tensors.erase("encoder.layer.1.intermediate.dense.bias");
-  expect_error<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(tensors))); },
-                                      "has no tensor 'encoder.layer.1.intermediate.dense.bias'");
-  tensors = bert_tensors_for(kConfig);
-  tensors["encoder.layer.0.attention.self.key.weight"].shape = {8, 32};
-  expect_error<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(tensors))); },
-                                      "tensor 'encoder.layer.0.attention.self.key.weight' has shape [8, 32], expected [16, 16]");
-  tensors = bert_tensors_for(kConfig);
-  tensors["embeddings.LayerNorm.bias"].values[3] = NAN;
-  expect_error<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(tensors))); },
-                                      "tensor 'embeddings.LayerNorm.bias' value 3 is not finite");
+TEST(ModelErrors, AnUnknownTensorIsNamedWithTheModelItIsNotPartOf) {
+  auto t = bert_tensors(kSize);
+  t["encoder.layer.2.output.dense.bias"] = {{16}, std::vector<float>(16, 0.0f), ""};
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: tensor 'encoder.layer.2.output.dense.bias' is not a weight of a 2-layer bert model");
+  t = bert_tensors(kSize);
+  t["decoder.weight"] = {{2}, {1, 2}, ""};
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: tensor 'decoder.weight' is not a weight of a 2-layer bert model");
+  // A BERT file given to a DistilBERT config is refused at its first tensor.
+  ModelConfig distil = parse_model_config(distilbert_config_json(kSize, 4));
+  EXPECT_EQ(header_error(distil, bert_tensors(kSize)),
+            "model.safetensors: tensor 'embeddings.token_type_embeddings.weight' is not a weight of a 2-layer distilbert model");
 }
 
-TEST(ModelErrors, BadIdsAreRefusedBeforeComputing) {
-  const Model model(kConfig, SafetensorsFile(safetensors_bytes(bert_tensors_for(kConfig))));
-  expect_error<std::invalid_argument>([&] { model.run({}); }, "at least 1 token, got 0");
-  expect_error<std::invalid_argument>([&] { model.run({2, 50, 3}); }, "ids[1] is 50, outside the vocabulary 0 to 49");
-  expect_error<std::length_error>([&] { model.run(std::vector<int32_t>(13, 1)); }, "13 tokens, above max_position_embeddings = 12");
+TEST(ModelErrors, AMissingTensorIsNamedAsTheFileWouldNameIt) {
+  auto t = bert_tensors(kSize);
+  t.erase("encoder.layer.1.intermediate.dense.bias");
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: the file has no tensor 'encoder.layer.1.intermediate.dense.bias'");
+  t = bert_tensors(kSize, "bert.");
+  t.erase("bert.embeddings.LayerNorm.weight");
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: the file has no tensor 'bert.embeddings.LayerNorm.weight'");
+  auto g = gpt2_tensors(kSize, "transformer.");
+  g.erase("transformer.h.1.attn.c_attn.weight");
+  EXPECT_EQ(header_error(parse_model_config(gpt2_config_json(kSize, 4)), g), "model.safetensors: the file has no tensor 'transformer.h.1.attn.c_attn.weight'");
+}
+
+TEST(ModelErrors, APartialLmHeadNamesWhatItLacks) {
+  auto t = bert_tensors(kSize);
+  add_transform_head(t, kSize, "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias");
+  t.erase("cls.predictions.transform.LayerNorm.bias");
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: the file has no tensor 'cls.predictions.transform.LayerNorm.bias' "
+                                      "(it has other tensors of the language-model head)");
+}
+
+TEST(ModelErrors, AWrongShapeOrDtypeIsNamed) {
+  auto t = bert_tensors(kSize);
+  t["encoder.layer.0.attention.self.key.weight"].shape = {8, 32};
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: tensor 'encoder.layer.0.attention.self.key.weight' has shape [8, 32], "
+                                      "expected [16, 16] from config.json");
+  auto g = gpt2_tensors(kSize);
+  g["h.0.attn.c_attn.weight"].shape = {48, 16};  // transposed: Conv1D stores (in, out)
+  EXPECT_EQ(header_error(parse_model_config(gpt2_config_json(kSize, 4)), g),
+            "model.safetensors: tensor 'h.0.attn.c_attn.weight' has shape [48, 16], expected [16, 48] from config.json");
+  t = bert_tensors(kSize);
+  t["embeddings.LayerNorm.bias"].dtype = "F64";
+  EXPECT_EQ(header_error(kConfig, t), "model.safetensors: tensor 'embeddings.LayerNorm.bias' has dtype F64; weights must be F32, F16 or BF16");
+}
+
+TEST(ModelErrors, ANonFiniteValueIsNamedWithItsTensorAndIndexWhileStreaming) {
+  for (const char* dtype : {"F32", "F16", "BF16"}) {
+    auto t = bert_tensors(kSize);
+    t["encoder.layer.1.attention.self.value.weight"].values[37] = NAN;  // staged (transposed) on the way
+    EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(t, "", dtype))); }),
+              "model.safetensors: tensor 'encoder.layer.1.attention.self.value.weight' value 37 is not finite") << dtype;
+    t = bert_tensors(kSize);
+    t["embeddings.LayerNorm.bias"].values[3] = INFINITY;  // written directly
+    EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(t, "", dtype))); }),
+              "model.safetensors: tensor 'embeddings.LayerNorm.bias' value 3 is not finite") << dtype;
+  }
+}
+
+TEST(ModelErrors, TruncatedOrExcessDataIsRefusedAndAFailedLoaderStaysFailed) {
+  const std::vector<uint8_t> bytes = safetensors_bytes(bert_tensors(kSize), "", "F16");
+  const SafetensorsHeader header(bytes.data(), bytes.size());
+  ModelLoader loader(kConfig, header);
+  EXPECT_EQ(loader.file_size(), bytes.size());
+  loader.write(bytes.data() + header.data_start(), header.data_size() - 1);  // splits the last value
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { loader.finish(); }),
+            "model.safetensors: the data ends after " + std::to_string(header.data_size() - 1) + " of its " +
+                std::to_string(header.data_size()) + " bytes: the file is truncated");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { loader.write(bytes.data(), 1); }),
+            "model.safetensors: this loader has failed or finished; start a new one");
+  ModelLoader again(kConfig, header);
+  const uint8_t extra[2] = {0, 0};
+  again.write(bytes.data() + header.data_start(), header.data_size());
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { again.write(extra, 2); }),
+            "model.safetensors: the data section is " + std::to_string(header.data_size()) + " bytes, but " +
+                std::to_string(header.data_size() + 2) + " were written");
+}
+
+TEST(ModelErrors, LogitsWithoutAnLmHeadSayWhichTensorsAreMissing) {
+  const Model model(kConfig, SafetensorsFile(safetensors_bytes(bert_tensors(kSize))));
+  const Matrix h = hidden_of(model, kIds);
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.logits(h.data()); }),
+            "this model has no language-model head: model.safetensors has no cls.predictions.* tensors");
+  const ModelConfig distil = parse_model_config(distilbert_config_json(kSize, 4));
+  const Model d(distil, SafetensorsFile(safetensors_bytes(distilbert_tensors(kSize))));
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { d.logits(h.data()); }),
+            "this model has no language-model head: model.safetensors has no vocab_transform.*, vocab_layer_norm.* or vocab_projector.* tensors");
+}
+
+TEST(ModelErrors, BadIdsAndLayersAreRefusedBeforeComputing) {
+  const Model model(kConfig, SafetensorsFile(safetensors_bytes(bert_tensors(kSize))));
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.run({}); }), "ids must hold at least 1 token, got 0");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.run({2, 50, 3}); }), "ids[1] is 50, outside the vocabulary 0 to 49");
+  EXPECT_EQ(message_of<LimitError>([&] { model.run(std::vector<int32_t>(13, 1)); }),
+            "ids has 13 tokens, above the model's limit of 12 (max_position_embeddings = 12)");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(2, Matrix::Zero(3, 16)); }), "layer must be from 0 to 1, got 2");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(0, Matrix::Zero(3, 15)); }), "x has 45 values, expected n_tokens × d_model = 3 × 16 = 48");
+}
+
+TEST(ModelLoading, AllocatesTheWholeModelAndOneStagingTensorBeforeAnyData) {
+  const std::vector<uint8_t> bytes = safetensors_bytes(bert_tensors(kSize));
+  const SafetensorsHeader header(bytes.data(), bytes.size());
+  const ModelLoader loader(kConfig, header);
+  // Packed matrices are padded to 16 columns: (16, 16) and (24 → 32 columns) or (16 columns).
+  const size_t d = 16, ff = 24;
+  const size_t layer = 4 * kernels::packed_size(d, d) + 4 * d + 4 * d + kernels::packed_size(d, ff) + ff + kernels::packed_size(ff, d) + d;
+  EXPECT_EQ(loader.weight_bytes(), 4 * ((50 + 12 + 2) * d + 2 * d + 2 * layer));
+  EXPECT_EQ(loader.staging_bytes(), 4 * d * ff);  // the largest Linear weight, one at a time
+  EXPECT_NEAR(double(loader.weight_bytes()), model_weight_bytes(kConfig), 0.25 * model_weight_bytes(kConfig));
 }
 
 }  // namespace

@@ -67,8 +67,8 @@ TEST(Safetensors, MalformedFilesGetClearErrors) {
                   "header length 65535 is larger than the rest of the file (2 bytes)");
   expect_rejected(raw_safetensors("{not json", 0), "not valid JSON");
   expect_rejected(raw_safetensors("[1, 2]", 0), "must be a JSON object");
-  expect_rejected(raw_safetensors(R"({"w":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", 8),
-                  "tensor 'w' has dtype I64; only F32, F16 and BF16");
+  expect_rejected(raw_safetensors(R"({"w":{"dtype":"Q4","shape":[1],"data_offsets":[0,8]}})", 8),
+                  "tensor 'w' has dtype Q4, which is not a safetensors dtype");
   expect_rejected(raw_safetensors(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 12),
                   "tensor 'w' has data_offsets [0, 16] outside the data section (12 bytes)");
   expect_rejected(raw_safetensors(R"({"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,12]}})", 12),
@@ -125,8 +125,8 @@ TEST(Safetensors, AHeaderNestedTenThousandLevelsDeepIsRefusedBeforeParsing) {
 
 TEST(Safetensors, LongNamesAndValuesAreShortenedInMessages) {
   const std::string name(100000, 'n');
-  const std::string message = message_of(raw_safetensors("{\"" + name + R"(":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", 8));
-  EXPECT_EQ(message, "model.safetensors: tensor '" + std::string(80, 'n') + "…' has dtype I64; only F32, F16 and BF16 are supported");
+  const std::string message = message_of(raw_safetensors("{\"" + name + R"(":{"dtype":"Q4","shape":[1],"data_offsets":[0,8]}})", 8));
+  EXPECT_EQ(message, "model.safetensors: tensor '" + std::string(80, 'n') + "…' has dtype Q4, which is not a safetensors dtype");
   EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[")" + std::string(5000, 'x') + R"("],"data_offsets":[0,4]}})", 4)),
             "model.safetensors: tensor 'w' shape entry must be a non-negative integer that fits in memory, got \"" + std::string(79, 'x') + "…");
 }
@@ -150,6 +150,41 @@ TEST(Safetensors, WritesAndReadsF16AndBF16TestFiles) {
   const std::vector<float> values{1, -2, 0.5f, 0.375f, 65504};
   EXPECT_EQ(SafetensorsFile(safetensors_bytes({{"h", {{5}, values}}}, "", "F16")).read("h"), values);
   EXPECT_EQ(SafetensorsFile(safetensors_bytes({{"b", {{4}, {1, -3, 0.5f, 256}}}}, "", "BF16")).read("b"), (std::vector<float>{1, -3, 0.5f, 256}));
+}
+
+}  // namespace
+}  // namespace multihead::testing
+
+namespace multihead::testing {
+namespace {
+
+TEST(SafetensorsHeader, AcceptsEveryDtypeOfTheFormatAndImpliesTheFileSize) {
+  // One tensor of each dtype, as buffers (position_ids, masks) have them; only floats can be read.
+  const std::vector<std::pair<std::string, size_t>> dtypes = {{"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"I16", 2}, {"U16", 2},
+                                                              {"I32", 4}, {"U32", 4}, {"I64", 8}, {"U64", 8}, {"F16", 2},
+                                                              {"BF16", 2}, {"F32", 4}, {"F64", 8}};
+  std::string header = "{";
+  size_t offset = 0;
+  for (const auto& [dtype, width] : dtypes) {
+    header += "\"" + dtype + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[3],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + 3 * width) + "]},";
+    offset += 3 * width;
+  }
+  header.back() = '}';
+  const std::vector<uint8_t> bytes = raw_safetensors(header, offset);
+  const SafetensorsHeader h(bytes.data(), 8 + header.size());  // the header alone: no data given
+  EXPECT_EQ(h.tensors().size(), dtypes.size());
+  EXPECT_EQ(h.data_start(), 8 + header.size());
+  EXPECT_EQ(h.data_size(), offset);
+  EXPECT_EQ(h.file_size(), bytes.size());
+  const SafetensorsFile file(bytes);
+  EXPECT_EQ(file.read("BF16").size(), 3u);
+  try {
+    file.read("I64");
+    ADD_FAILURE() << "read an I64 tensor as float";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "model.safetensors: tensor 'I64' has dtype I64; only F32, F16 and BF16 can be read as float");
+  }
 }
 
 }  // namespace

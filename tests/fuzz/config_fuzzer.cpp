@@ -14,7 +14,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const multihead::ModelConfig c = multihead::parse_bert_config(std::string(data, data + size));
+    const multihead::ModelConfig c = multihead::parse_model_config(std::string(data, data + size));
     multihead::check_model_config(c, "accepted config");  // throws, and so aborts, if parse let anything past
     if (multihead::model_weight_bytes(c) > double(multihead::kMaxModelBytes)) std::abort();
   } catch (const std::invalid_argument&) {

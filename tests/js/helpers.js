@@ -99,3 +99,25 @@ export function maxAbsDiff(a, b) {
   for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
   return max;
 }
+
+/**
+ * Reads one whole-model case folder (tests/fixtures/model/<case>, tests/fixtures/checkpoints/
+ * <checkpoint>/cases/<case>): the text, the sizes, and each tensor file its case.txt lists, checked
+ * against the shape written there. Keys: ids, attention (L, H, n, n), hidden (n, d), and, where
+ * present, inputs (L, n, d) and logits (n, vocab).
+ */
+export function readModelCase(dir) {
+  const lines = readFileSync(`${dir}/case.txt`, 'utf8').trim().split('\n');
+  const value = (key) => Number(lines.find((l) => l.startsWith(`${key} `))?.split(' ')[1]);
+  const out = { text: lines[0].replace(/^text /, ''), n: value('n_tokens'), layers: value('n_layers'),
+    heads: value('n_heads'), d: value('d_model'), vocab: value('vocab_size') };
+  for (const line of lines.filter((l) => l.startsWith('tensor '))) {
+    const [, file, ...dims] = line.split(' ');
+    const bytes = readFileSync(`${dir}/${file}`);
+    const Type = file.endsWith('.i32') ? Int32Array : Float32Array;
+    const values = new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    if (values.length !== dims.reduce((a, b) => a * Number(b), 1)) throw new Error(`${dir}/${file} does not hold ${dims.join(' × ')} values`);
+    out[file.replace(/\.\w+$/, '')] = values;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  DEFAULT_HUB_URL, MAX_SAFETENSORS_HEADER_BYTES, hubApiUrl, hubFetch, hubFileUrl, hubRepoFiles, hubWeightsStream,
+  DEFAULT_HUB_URL, MAX_SAFETENSORS_HEADER_BYTES, hubApiUrl, hubFetch, hubFileUrl, hubRepoFiles,
   isHubId, missingFileMessage, parseHubId, readSafetensorsHeader, readSafetensorsHeaderFromStream,
 } from '../../web/src/hub.js';
 import { startFakeHub } from '../hub/fake-hub.js';
@@ -498,50 +498,6 @@ describe('readSafetensorsHeaderFromStream', () => {
     const stream = new Blob([declaring(100, Buffer.alloc(4))]).stream();
     await expect(readSafetensorsHeaderFromStream(stream, 'cached model.safetensors'))
       .rejects.toThrow('cached model.safetensors: the file is 12 bytes, shorter than the 108 bytes its header needs');
-  });
-});
-
-describe('hubWeightsStream', () => {
-  test('gives the whole file as a stream with its size', async () => {
-    const { body, size } = await hubWeightsStream(fileUrl('tiny', 'model.safetensors'), options('tiny', 'model.safetensors'));
-    expect(size).toBe(WEIGHTS.length);
-    expect(Buffer.from(await new Response(body).arrayBuffer()).equals(WEIGHTS)).toBe(true);
-    expect(cdnRequests().map((r) => r.range)).toEqual([null]);
-  });
-
-  test('size is null when the server sends no Content-Length', async () => {
-    const server = await startServer((req, res) => { res.writeHead(200); res.write('abc'); res.end('def'); });
-    try {
-      const { body, size } = await hubWeightsStream(`${server.url}/x/resolve/main/model.safetensors`, { id: 'x', file: 'model.safetensors' });
-      expect(size).toBeNull();
-      expect(await new Response(body).text()).toBe('abcdef');
-    } finally {
-      await server.close();
-    }
-  });
-
-  test('aborting mid-stream errors the body with the AbortError and stops the download', async () => {
-    const slow = await startFakeHub({ repos: { big: { files: { 'model.safetensors': BIG_WEIGHTS } } }, throttle: { bytesPerSecond: 100000, chunkSize: 2000 } });
-    try {
-      const controller = new AbortController();
-      const url = hubFileUrl({ hubUrl: slow.url, id: 'big', file: 'model.safetensors' });
-      const { body, size } = await hubWeightsStream(url, { id: 'big', file: 'model.safetensors', signal: controller.signal });
-      expect(size).toBe(BIG_WEIGHTS.length);
-      const reader = body.getReader();
-      let loaded = 0;
-      while (loaded < 10000) loaded += (await reader.read()).value.length;
-      controller.abort();
-      const error = await reader.read().catch((e) => e);
-      expect(error).toBe(controller.signal.reason);
-      expect(loaded).toBeLessThan(BIG_WEIGHTS.length);
-    } finally {
-      await slow.close();
-    }
-  });
-
-  test('errors are hubFetch\'s', async () => {
-    await expect(hubWeightsStream(fileUrl('org/private', 'model.safetensors'), options('org/private', 'model.safetensors')))
-      .rejects.toThrow("the model 'org/private' is gated or private (HTTP 403 for model.safetensors at revision 'main')");
   });
 });
 

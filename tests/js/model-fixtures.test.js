@@ -1,25 +1,13 @@
 // The default model, loaded as a user would (engine.loadModel() with no argument, no network),
 // against its PyTorch definition on the fixture sentences (tests/fixtures/model): the tokenizer's
 // ids exactly, every layer's attention and the final hidden states to 1e-4, on both builds.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
-import { BUILDS, maxAbsDiff } from './helpers.js';
+import { BUILDS, maxAbsDiff, readModelCase } from './helpers.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/model/', import.meta.url));
 const CASES = readdirSync(DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-
-function readCase(name) {
-  const lines = readFileSync(`${DIR}${name}/case.txt`, 'utf8').split('\n');
-  const text = lines[0].replace(/^text /, '');
-  const value = (key) => Number(lines.find((l) => l.startsWith(`${key} `)).split(' ')[1]);
-  const raw = (file, Type) => {
-    const bytes = readFileSync(`${DIR}${name}/${file}`);
-    return new Type(bytes.buffer, bytes.byteOffset, bytes.length / Type.BYTES_PER_ELEMENT);
-  };
-  return { text, n: value('n_tokens'), layers: value('n_layers'), heads: value('n_heads'),
-    ids: raw('ids.i32', Int32Array), attention: raw('attention.f32', Float32Array), hidden: raw('hidden.f32', Float32Array) };
-}
 
 test('there are at least five fixture sentences', () => {
   expect(CASES.length).toBeGreaterThanOrEqual(5);
@@ -34,7 +22,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   afterAll(() => engine.dispose());
 
   test.each(CASES)('matches the PyTorch model on %s to 1e-4', (name) => {
-    const f = readCase(name);
+    const f = readModelCase(`${DIR}${name}`);
     const r = model.run(f.text);
     expect(Array.from(r.ids)).toEqual(Array.from(f.ids));
     let attentionDiff = 0;

@@ -102,15 +102,17 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   const withWeights = (weights) => ({ config: tinyConfig(), tokenizer: tinyTokenizer(), weights });
   const good = safetensorsBytes(tinyTensors());
   test.each([
-    ['a truncated file', () => good.slice(0, good.length - 100), 'outside the data section'],
-    ['a file shorter than its header length', () => good.slice(0, 20), 'is larger than the rest of the file'],
-    ['a header length larger than the file', () => { const b = good.slice(); b[6] = 1; return b; }, 'is larger than the rest of the file'],
+    ['a truncated file', () => good.slice(0, good.length - 100), `the file ended after ${good.length - 100} bytes, but its header describes ${good.length}`],
+    ['a file shorter than its header length', () => good.slice(0, 20), 'model.safetensors: the file is 20 bytes, shorter than the'],
+    ['a header length larger than any header', () => { const b = good.slice(); b[6] = 1; return b; }, 'is above the limit of 16777216 bytes'],
     ['a header that is not JSON', () => safetensorsBytes({}, '{"a": [1, 2'), 'the header is not valid JSON'],
     ['overlapping offsets', () => safetensorsBytes(tinyTensors(), header({
       a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] } })),
     "tensors 'a' and 'b' overlap"],
-    ['a wrong dtype', () => safetensorsBytes(tinyTensors(), header({ a: { dtype: 'I8', shape: [4], data_offsets: [0, 4] } })),
-      "tensor 'a' has dtype I8"],
+    ['a weight of the wrong dtype', () => { const t = tinyTensors(); t['embeddings.LayerNorm.bias'].dtype = 'I32'; return safetensorsBytes(t); },
+      "tensor 'embeddings.LayerNorm.bias' has dtype I32"],
+    ['an unknown tensor', () => safetensorsBytes({ ...tinyTensors(), 'encoder.layer.0.extra': { dtype: 'F32', shape: [1], values: [0] } }),
+      "tensor 'encoder.layer.0.extra' is not a weight of a 2-layer bert model"],
     ['a missing tensor', () => { const t = tinyTensors(); delete t['encoder.layer.1.output.dense.bias']; return safetensorsBytes(t); },
       "has no tensor 'encoder.layer.1.output.dense.bias'"],
     ['a wrong shape', () => { const t = tinyTensors(); t['embeddings.LayerNorm.bias'].shape = [2, 4]; return safetensorsBytes(t); },
@@ -122,7 +124,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each([
     [{ hidden_size: 7 }, 'config.json: hidden_size (7) must be divisible by num_attention_heads (2)'],
-    [{ model_type: 'gpt2' }, 'model_type must be "bert", got "gpt2"'],
+    [{ model_type: 'gpt2' }, 'config.json: n_embd is missing'],
     [{ num_hidden_layers: 3 }, "has no tensor 'encoder.layer.2."],
   ])('a config with %p gets a clear error', async (overrides, message) => {
     await expect(engine.loadModel({ ...tinyModelFiles(), config: tinyConfig(overrides) })).rejects.toThrow(message);

@@ -67,7 +67,7 @@ export function safetensorsBytes(tensors, header) {
   const entries = {};
   let offset = 0;
   for (const [name, t] of Object.entries(tensors)) {
-    entries[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + 4 * t.values.length] };
+    entries[name] = { dtype: t.dtype ?? 'F32', shape: t.shape, data_offsets: [offset, offset + 4 * t.values.length] };
     offset += 4 * t.values.length;
   }
   const text = new TextEncoder().encode(header ?? JSON.stringify(entries));

@@ -1,6 +1,6 @@
 // Compiled (not run) by `tsc -p tests/types`: the hand-written .d.ts files must describe the
 // package as the README uses it. A wrong or missing declaration fails the type check.
-import { loadEngine, simdSupported, type AttentionTrace, type Engine } from 'multihead';
+import { deleteCachedModel, listCachedModels, loadEngine, simdSupported, type AttentionTrace, type Engine } from 'multihead';
 
 const engine: Engine = await loadEngine({ simd: simdSupported() });
 const build: 'simd' | 'scalar' = engine.build;
@@ -21,8 +21,27 @@ const tokens: string[] = result.tokens;
 const weights: Float32Array = result.attention(result.layers - 1, model.numHeads - 1);
 console.log(tokens, weights, result.truncated, result.unknown, result.trace(0).output(), result.hidden);
 model.dispose();
+
+// A Hub checkpoint, with progress and a way to cancel; its head's predictions.
+const controller = new AbortController();
+const gpt2 = await engine.loadModel('gpt2', {
+  hubUrl: 'http://127.0.0.1:8080', revision: 'main', signal: controller.signal,
+  onProgress: ({ file, loaded, total }) => console.log(file, loaded / total),
+});
+const architecture: 'bert' | 'distilbert' | 'roberta' | 'gpt2' = gpt2.architecture;
+const next = gpt2.run('The cat sat on the');
+const top: { token: string; id: number; probability: number }[] = next.predictions(next.ids.length - 1, 3);
+const scores: Float32Array = next.logits(0);
+console.log(architecture, gpt2.causal, gpt2.hasLmHead, top, scores, await listCachedModels());
+await deleteCachedModel({ id: 'gpt2', revision: 'main' });
+const builtin = await engine.loadModel({ builtin: 'default' });
+const local = await engine.loadModel({ config: new Blob(['{}']), tokenizer: new Blob(['{}']), weights: new Blob([]) });
+builtin.dispose();
+local.dispose();
 engine.dispose();
 
+// @ts-expect-error hubUrl must be a string or URL
+engine.loadModel('gpt2', { hubUrl: 8080 });
 // @ts-expect-error numHeads is required
 engine.createAttention({ dModel: 12, seed: 1 });
 // @ts-expect-error weights must have all eight arrays

@@ -48,15 +48,41 @@ export interface EngineMemory {
 /** A JSON file's content: the parsed object, its text, its bytes, or where to fetch it. */
 export type JsonSource = object | string | ArrayBuffer | Uint8Array | URL;
 
-/** The three files of a Hugging Face model folder. */
+/** The three files of a Hugging Face model folder. A Blob or File is a browser's local file. */
 export interface ModelFiles {
-  config: JsonSource;
-  tokenizer: JsonSource;
+  config: JsonSource | Blob;
+  tokenizer: JsonSource | Blob;
   /**
    * model.safetensors: its bytes (an ArrayBuffer, or any typed array or DataView over them, read
-   * in place), or a URL (string or URL) to fetch it from.
+   * in place), a Blob or File, or a URL (string or URL) to fetch it from. It is streamed into
+   * WASM memory, never copied whole in JavaScript.
    */
-  weights: ArrayBuffer | ArrayBufferView | string | URL;
+  weights: ArrayBuffer | ArrayBufferView | Blob | string | URL;
+}
+
+/** A model shipped inside the package: 'default' (a 4-layer BERT) needs no network. */
+export interface BuiltinModel {
+  builtin: 'default';
+}
+
+export interface LoadProgress {
+  /** 'config.json', 'tokenizer.json' or 'model.safetensors'. */
+  file: string;
+  /** Bytes of `file` read so far. */
+  loaded: number;
+  /** Bytes of `file` in all (as loaded when the size is unknown). */
+  total: number;
+}
+
+export interface LoadOptions {
+  /** Where Hub ids are read from. Default 'https://huggingface.co'; any server with its layout. */
+  hubUrl?: string | URL;
+  /** A Hub branch, tag or commit. Default 'main'. */
+  revision?: string;
+  /** Called as each file's bytes arrive. */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Aborting rejects the load with an AbortError and frees everything it allocated. */
+  signal?: AbortSignal;
 }
 
 /** Loads a WASM build. Throws if the build is missing or `options` are invalid. */
@@ -76,13 +102,17 @@ export class Engine {
    */
   createAttention(config: AttentionConfig): Attention;
   /**
-   * Loads a BERT-family model: the default model inside the package when `source` is omitted (no
-   * network), a folder URL holding config.json, tokenizer.json and model.safetensors (in Node also
-   * a folder path: absolute, or relative to the working directory when it starts with ./ or ../),
-   * or the three files. Malformed files reject with an Error naming the file and the tensor or
-   * field; JSON nested more than 64 levels deep is refused.
+   * Loads a BERT, DistilBERT, RoBERTa or GPT-2 model (config.json's model_type): the default model
+   * inside the package when `source` is omitted or { builtin: 'default' } (no network); a Hugging
+   * Face Hub id ('bert-base-uncased', 'owner/name'), read from {hubUrl}/{id}/resolve/{revision}/
+   * and, in browsers, kept in the Cache API; a folder URL holding config.json, tokenizer.json and
+   * model.safetensors (a string URL has a scheme, starts with /, ./ or ../, or ends with /; in
+   * Node a folder path, absolute or starting with ./ or ../); or the three files. The safetensors
+   * header is read and checked with config.json before any weight: a missing, unknown or
+   * misshapen tensor, or a model above the memory limit, rejects with an Error naming it.
+   * JSON nested more than 64 levels deep is refused.
    */
-  loadModel(source?: string | URL | ModelFiles): Promise<Model>;
+  loadModel(source?: string | URL | ModelFiles | BuiltinModel, options?: LoadOptions): Promise<Model>;
   /** Heap usage, for seeing that dispose() returns memory. */
   memory(): EngineMemory;
   /** Disposes every layer and model this engine made. The engine cannot be used afterwards. */

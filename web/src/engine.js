@@ -66,16 +66,20 @@ export class Engine {
   }
 
   /**
-   * Loads a BERT-family model: the default model shipped in the package when `source` is omitted,
-   * a folder URL holding config.json, tokenizer.json and model.safetensors, or those three given
-   * as { config, tokenizer, weights } (objects, text, bytes or URLs).
+   * Loads a model: the default model shipped in the package when `source` is omitted (or
+   * { builtin: 'default' }), a Hugging Face Hub id ('bert-base-uncased', 'owner/name'), a folder
+   * URL or (in Node) path holding config.json, tokenizer.json and model.safetensors, or those three
+   * given as { config, tokenizer, weights } (objects, text, bytes, Blobs or URLs).
+   * Options: { hubUrl, revision, onProgress({ file, loaded, total }), signal }.
    */
-  async loadModel(source) {
+  async loadModel(source, options = {}) {
     checkAlive(this.#disposed, 'engine');
-    const files = await readModelFiles(source);
+    const { signal, onProgress, ...where } = checkLoadOptions(options);
+    const progress = onProgress && ((file, loaded, total) => onProgress({ file, loaded, total }));
+    const files = await readModelFiles(source, { ...where, signal, progress });
     checkAlive(this.#disposed, 'engine');
-    const model = await Model.create(this.#module, files, (m) => this.#owned.delete(m));
-    if (this.#disposed) model.dispose(); // the engine was disposed while the tokenizer loaded
+    const model = await Model.create(this.#module, files, { signal, progress }, (m) => this.#owned.delete(m));
+    if (this.#disposed) model.dispose(); // the engine was disposed while the model loaded
     checkAlive(this.#disposed, 'engine');
     this.#owned.add(model);
     return model;
@@ -92,6 +96,22 @@ export class Engine {
     for (const owned of this.#owned) owned.dispose();
     this.#disposed = true;
   }
+}
+
+/** loadModel's options, each read once, checked; unknown names are refused (a typo would be silent). */
+function checkLoadOptions(options) {
+  checkObject('loadModel options', options);
+  const { hubUrl, revision, onProgress, signal, ...rest } = options;
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw new TypeError(`loadModel has no option ${unknown.join(', ')}; its options are hubUrl, revision, onProgress and signal`);
+  if (hubUrl !== undefined && typeof hubUrl !== 'string' && !(hubUrl instanceof URL)) {
+    throw new TypeError(`hubUrl must be a URL string, got ${describe(hubUrl)}`);
+  }
+  if (revision !== undefined && typeof revision !== 'string') throw new TypeError(`revision must be a string, got ${describe(revision)}`);
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`onProgress must be a function, got ${describe(onProgress)}`);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
+  signal?.throwIfAborted();
+  return { hubUrl: hubUrl === undefined ? undefined : String(hubUrl), revision, onProgress, signal };
 }
 
 /** Checks the weights and returns snapshots of them (check.js), each read once. */

@@ -114,9 +114,3 @@ export function readSafetensorsHeader(url: string | URL, options: HubFetchOption
 
 /** The same 8 + N bytes from a stream that starts at byte 0 (a cached file); cancels the rest. */
 export function readSafetensorsHeaderFromStream(stream: ReadableStream<Uint8Array>, label?: string): Promise<Uint8Array>;
-
-/**
- * The whole file by one plain GET, as a stream: size is its Content-Length, or null. Aborting the
- * signal errors the body with the signal's reason.
- */
-export function hubWeightsStream(url: string | URL, options: HubFetchOptions): Promise<{ body: ReadableStream<Uint8Array>; size: number | null }>;

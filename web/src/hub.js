@@ -427,19 +427,3 @@ function checkedHeaderLength(first, total, label) {
   }
   return length;
 }
-
-/**
- * The whole of one file as a stream, for the weights: { body, size } with size from
- * Content-Length (null when the server does not send it). One plain GET, so the answer is the full
- * file, which is what the cache may store. `options` are hubFetch's.
- */
-export async function hubWeightsStream(url, options = {}) {
-  const response = await hubFetch(url, options);
-  if (response.status !== 200 || !response.body) {
-    await response.body?.cancel().catch(() => {});
-    throw new Error(`${options.id}'s ${options.file}: the Hub answered HTTP ${response.status} without the whole file`);
-  }
-  const declared = response.headers.get('content-length');
-  const size = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
-  return { body: response.body, size };
-}

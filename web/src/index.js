@@ -3,4 +3,5 @@ export { loadEngine, Engine } from './engine.js';
 export { Attention } from './attention.js';
 export { AttentionTrace } from './trace.js';
 export { Model, ModelResult } from './model.js';
+export { listCachedModels, deleteCachedModel } from './model-cache.js';
 export { simdSupported } from './simd.js';

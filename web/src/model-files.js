@@ -4,8 +4,11 @@
 // Files are untrusted: JSON is refused when it nests deeper than any real model file does, before
 // a parser or the tokenizer library could recurse that deep and overflow the stack.
 
+import { nodeFileSource, readBlob, streamChunks, urlSource, valueSource } from './byte-sources.js';
 import { bytesOf, checkBytes, describe } from './check.js';
+import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, isHubId, parseHubId, readSafetensorsHeader, readSafetensorsHeaderFromStream } from './hub.js';
 import { inlined } from './inlined.js';
+import { cacheFetch, cachedResponse } from './model-cache.js';
 
 // Real config.json and tokenizer.json files nest 4 to 6 levels deep (a tokenizer's normalizer
 // Sequence of objects holding arrays); the C++ JSON readers apply the same limit.
@@ -24,33 +27,109 @@ const defaultModel = () => inlined.model ?? {
   weights: new URL('../models/default/model.safetensors', import.meta.url),
 };
 
-/** Resolves `source` to { config: string, tokenizer: object, weights: Uint8Array }. */
-export async function readModelFiles(source) {
+/**
+ * Resolves `source` to { config: string, tokenizer: object, weights: byte source } (see
+ * byte-sources.js; the weights are read later, by streaming). `options`: { hubUrl, revision,
+ * signal, progress(file, loaded, total) }.
+ */
+export async function readModelFiles(source, options = {}) {
   if (source === undefined) source = defaultModel();
+  else if (isBuiltin(source)) source = builtinModel(source.builtin);
+  if (typeof source === 'string' && classify(source) === 'hub') return readHubModel(source, options);
   if (typeof source === 'string' || source instanceof URL) {
     const folder = folderUrl(String(source));
     source = { config: new URL('config.json', folder), tokenizer: new URL('tokenizer.json', folder), weights: new URL('model.safetensors', folder) };
   }
   if (source === null || typeof source !== 'object') {
-    throw new TypeError(`loadModel takes a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
+    throw new TypeError(`loadModel takes a Hub model id, a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
   }
   const { config, tokenizer, weights } = source; // each read once
   for (const [key, value] of Object.entries({ config, tokenizer, weights })) {
     if (value === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
   }
-  // The three reads run at once, but a failure is reported in file order, so the same broken
+  const { signal, progress } = options;
+  // The two reads run at once, but a failure is reported in file order, so the same broken
   // source always gives the same message (Promise.all would report whichever read failed first).
   // A file given as an object is copied first (plainCopy); one given as text is parsed, then
   // copied the same way, so both meet the same depth limit.
   const results = await Promise.allSettled([
-    readText(config, 'config.json').then((text) => (typeof text === 'string' ? text : JSON.stringify(plainCopy(text, 'config.json')))),
-    readText(tokenizer, 'tokenizer.json').then((text) => plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json')),
-    readBytes(weights, 'model.safetensors'),
+    readText(config, 'config.json', signal).then((text) => (typeof text === 'string' ? text : JSON.stringify(plainCopy(text, 'config.json')))),
+    readText(tokenizer, 'tokenizer.json', signal).then((text) => plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json')),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [configText, tokenizerJson, bytes] = results.map((result) => result.value);
-  return { config: configText, tokenizer: tokenizerJson, weights: bytes };
+  const [configText, tokenizerJson] = results.map((result) => result.value);
+  reportWhole(progress, 'config.json', configText);
+  return { config: configText, tokenizer: tokenizerJson, weights: weightsSource(weights, 'model.safetensors') };
+}
+
+/**
+ * A Hub repository's three files, from {hubUrl}/{id}/resolve/{revision}/{file}. In browsers every
+ * file goes through the Cache API (model-cache.js), so a second load makes no request. The
+ * weights' header is read by two range requests (or from the cache) before anything else of
+ * model.safetensors, so a model that does not fit is refused before its download starts.
+ */
+async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', signal, progress }) {
+  try {
+    parseHubId(id); // a malformed id is refused before any request
+  } catch (error) {
+    // In Node the string may have been meant as a folder: say how to write one.
+    throw node ? new TypeError(`${error.message} (a folder path must be absolute or start with ./ or ../)`) : error;
+  }
+  const where = { hubUrl, id, revision };
+  const fetchFile = (file) => cacheFetch(hubFileUrl({ ...where, file }), (url, options) => hubFetch(url, { ...where, file, ...options }), {
+    signal,
+    model: { ...where, file },
+    onProgress: ({ loaded, total }) => progress?.(file, loaded, total ?? loaded),
+  });
+  const text = async (file) => new TextDecoder().decode(new Uint8Array(await (await fetchFile(file)).arrayBuffer()));
+  const results = await Promise.allSettled([text('config.json'), text('tokenizer.json')]);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [configText, tokenizerText] = results.map((result) => result.value);
+  const weightsUrl = hubFileUrl({ ...where, file: 'model.safetensors' });
+  const options = { ...where, file: 'model.safetensors', signal };
+  return {
+    config: configText,
+    tokenizer: plainCopy(parseJson(tokenizerText, 'tokenizer.json'), 'tokenizer.json'),
+    weights: {
+      reportsProgress: true,
+      async header() {
+        const cached = await cachedResponse(weightsUrl);
+        return cached ? readSafetensorsHeaderFromStream(cached.body, `${id}'s model.safetensors`) : readSafetensorsHeader(weightsUrl, options);
+      },
+      async *chunks(start) {
+        yield* streamChunks((await fetchFile('model.safetensors')).body, start, signal);
+      },
+    },
+  };
+}
+
+// The models inside the package, by name.
+const BUILTINS = { default: defaultModel };
+
+function isBuiltin(source) {
+  return source !== null && typeof source === 'object' && !(source instanceof URL) && 'builtin' in source;
+}
+
+function builtinModel(name) {
+  if (!Object.hasOwn(BUILTINS, name)) {
+    throw new TypeError(`loadModel has no built-in model ${describe(name)}; the built-in models are ${Object.keys(BUILTINS).join(', ')}`);
+  }
+  return BUILTINS[name]();
+}
+
+/**
+ * What a string names. In Node: a path when absolute or starting with ./ or ../. Then a URL when
+ * it has a scheme, starts with /, ./ or ../, or ends with / (a folder); else a Hub id ('gpt2',
+ * 'owner/name'), which hub.js checks.
+ */
+function classify(text) {
+  if (node) {
+    const path = node('node:path');
+    if (path.isAbsolute(text) || /^\.\.?([/\\]|$)/.test(text)) return 'path';
+  }
+  return isHubId(text) && !text.endsWith('/') ? 'hub' : 'url';
 }
 
 /**
@@ -58,7 +137,7 @@ export async function readModelFiles(source) {
  * Node also a path (absolute, or relative to the working directory when it starts with ./ or ../).
  */
 function folderUrl(text) {
-  if (text.trim() === '') throw new TypeError('loadModel was given an empty string; give a folder URL or path');
+  if (text.trim() === '') throw new TypeError('loadModel was given an empty string; give a Hub model id, a folder URL or a path');
   if (node) {
     const path = node('node:path');
     if (path.isAbsolute(text) || /^\.\.?([/\\]|$)/.test(text)) return node('node:url').pathToFileURL(path.resolve(text) + path.sep);
@@ -66,9 +145,31 @@ function folderUrl(text) {
   try {
     return new URL(text.endsWith('/') ? text : `${text}/`, globalThis.location?.href);
   } catch {
-    const hint = node ? 'a URL, an absolute path, or a path starting with ./ or ../' : 'a URL';
+    const hint = node ? 'a Hub model id, a URL, an absolute path, or a path starting with ./ or ../' : 'a Hub model id or a URL';
     throw new TypeError(`loadModel cannot read a model from ${JSON.stringify(text)}: it is not ${hint}`);
   }
+}
+
+/** Reports a small file as read whole. */
+function reportWhole(progress, file, text) {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text).byteLength : 0;
+  progress?.(file, bytes, bytes);
+}
+
+/** The byte source for model.safetensors given as bytes, a Blob, a URL or (in Node) a file: URL. */
+function weightsSource(value, name) {
+  if (value instanceof URL || typeof value === 'string') {
+    const url = new URL(value, globalThis.location?.href);
+    if (url.protocol === 'file:') {
+      if (!node) throw fileUrlError(url, name);
+      return nodeFileSource(url, name, node('node:fs/promises'));
+    }
+    return urlSource((signal) => fetchOk(url, name, { signal }), name);
+  }
+  if (value === null || typeof value !== 'object') {
+    throw new TypeError(`${name} must be an ArrayBuffer, a Uint8Array, a Blob or File, or a URL, got ${describe(value)}`);
+  }
+  return valueSource(value, name);
 }
 
 /**
@@ -126,40 +227,42 @@ function parseJson(text, name) {
   }
 }
 
-/** A plain object stays an object; a URL, bytes or a string of JSON become text. */
-async function readText(value, name) {
-  if (value instanceof URL) return new TextDecoder().decode(await fetchBytes(value, name));
+/** A plain object stays an object; a URL, bytes, a Blob or a string of JSON become text. */
+async function readText(value, name, signal) {
+  if (value instanceof URL) return new TextDecoder().decode(await fetchBytes(value, name, signal));
   if (bytesOf(value) !== null) return new TextDecoder().decode(checkBytes(name, value));
+  if (typeof Blob === 'function' && value instanceof Blob) return new TextDecoder().decode(await readBlob(value, name));
   if (typeof value === 'string' || (value !== null && typeof value === 'object')) return value;
-  throw new TypeError(`${name} must be an object, JSON text, bytes or a URL, got ${typeof value}`);
+  throw new TypeError(`${name} must be an object, JSON text, bytes, a Blob or a URL, got ${typeof value}`);
 }
 
-async function readBytes(value, name) {
-  if (value instanceof URL || typeof value === 'string') return fetchBytes(new URL(value, globalThis.location?.href), name);
-  if (value === null || typeof value !== 'object') {
-    throw new TypeError(`${name} must be an ArrayBuffer, a Uint8Array or a URL, got ${describe(value)}`);
-  }
-  return checkBytes(name, value);
+function fileUrlError(url, name) {
+  const why = globalThis.process?.versions?.node ? 'reading file: URLs needs Node ≥ 20.16'
+    : 'a browser cannot fetch file: URLs; serve the page and the model over http(s), or pass the files (File objects or bytes) to loadModel';
+  return new Error(`cannot read ${name} from ${url}: ${why}`);
 }
 
-async function fetchBytes(url, name) {
+async function fetchBytes(url, name, signal) {
   if (url.protocol === 'file:') {
     // Node's fetch cannot read file: URLs, and browsers do not let a page fetch them.
-    if (!node) {
-      const why = globalThis.process?.versions?.node ? 'reading file: URLs needs Node ≥ 20.16'
-        : 'a browser cannot fetch file: URLs; serve the page and the model over http(s), or pass the files\' bytes to loadModel';
-      throw new Error(`cannot read ${name} from ${url}: ${why}`);
-    }
-    return new Uint8Array(await node('node:fs/promises').readFile(url).catch((error) => {
+    if (!node) throw fileUrlError(url, name);
+    return new Uint8Array(await node('node:fs/promises').readFile(url, { signal }).catch((error) => {
+      if (error.name === 'AbortError') throw signal.reason;
       throw new Error(`cannot read ${name} from ${url}: ${error.message}`);
     }));
   }
+  return new Uint8Array(await (await fetchOk(url, name, { signal })).arrayBuffer());
+}
+
+/** fetch() that throws a message naming the file unless the answer is 2xx. */
+async function fetchOk(url, name, { signal } = {}) {
   let response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, { signal });
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw new Error(`cannot fetch ${name} from ${url}: ${error.message}`);
   }
   if (!response.ok) throw new Error(`cannot fetch ${name} from ${url}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  return response;
 }

@@ -1,25 +1,51 @@
 import { AttentionTrace } from './trace.js';
 
-/** A BERT-family transformer in WASM memory. Made by engine.loadModel(); dispose() when done. */
+/** The architectures engine.loadModel() reads, by config.json's model_type. */
+export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2';
+
+/** A transformer in WASM memory. Made by engine.loadModel(); dispose() when done. */
 export class Model {
   private constructor();
+  /** config.json's model_type. */
+  readonly architecture: Architecture;
+  /** True for GPT-2: each token sees only itself and the tokens before it. */
+  readonly causal: boolean;
+  /** Whether model.safetensors holds a language-model head, so results can predict tokens. */
+  readonly hasLmHead: boolean;
   readonly vocabSize: number;
   readonly dModel: number;
   readonly numLayers: number;
   readonly numHeads: number;
-  /** Most tokens one run() keeps, special tokens included (the model's positions). */
+  /**
+   * Most tokens one run() keeps, special tokens included: the model's positions (512 for BERT,
+   * 1024 for GPT-2; RoBERTa's 514 less the two its numbering skips).
+   */
   readonly maxTokens: number;
   readonly disposed: boolean;
   /**
-   * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens, keeping the
-   * closing special token; the result says so. Empty or whitespace-only text throws a RangeError.
+   * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens (a masked LM
+   * keeps its closing special token); the result says so. Empty or whitespace-only text throws a
+   * RangeError.
    */
   run(text: string): ModelResult;
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
   dispose(): void;
 }
 
-/** What Model.run returns: plain JavaScript data, valid after dispose(). */
+/** One of result.predictions(): a token, its id, and the head's probability for it. */
+export interface Prediction {
+  /** The token as the tokenizer writes it alone: "##ing", " cat" (GPT-2's "Ġcat"), "[MASK]". */
+  token: string;
+  id: number;
+  probability: number;
+}
+
+/**
+ * What Model.run returns. Tokens, attention weights, layer inputs and hidden states are plain
+ * JavaScript data, valid after the model's dispose(). trace(), logits() and predictions()
+ * compute from the model when called, so they need it alive (they throw once it is disposed):
+ * a run keeps no layer's full trace and no vocabulary-sized scores.
+ */
 export class ModelResult {
   private constructor();
   /**
@@ -42,15 +68,31 @@ export class ModelResult {
   readonly totalTokens: number;
   readonly layers: number;
   readonly heads: number;
-  /** The last layer's output, (n × dModel) row-major. */
+  readonly dModel: number;
+  /** The model's causal flag: attention(l, h) is zero above the diagonal. */
+  readonly causal: boolean;
+  readonly hasLmHead: boolean;
+  /** The final hidden states, (n × dModel) row-major: the last block's output (GPT-2: after ln_f). */
   readonly hidden: Float32Array;
   /** Attention weights of one head in one layer, (n × n): query rows, key columns. */
   attention(layer: number, head: number): Float32Array;
   /**
-   * What one layer's attention reads, (n × dModel) row-major: for layer 0 the token + position
-   * embeddings after the embedding LayerNorm, for layer l > 0 the output of layer l − 1.
+   * What one layer's attention reads, (n × dModel) row-major. BERT family: for layer 0 the
+   * embeddings after the embedding LayerNorm, for layer l > 0 the output of layer l − 1. GPT-2:
+   * ln_1 of the block's input.
    */
   layerInput(layer: number): Float32Array;
-  /** Every intermediate of one layer's attention. */
+  /**
+   * Every intermediate of one layer's attention (Q, K, V, scores, weights, head outputs),
+   * computed now from layerInput(layer); the most recent one is kept, so asking again is free.
+   */
   trace(layer: number): AttentionTrace;
+  /**
+   * The language-model head's raw scores over the vocabulary at `position` (vocabSize values):
+   * for a masked LM what it would put at that position ([MASK]), for a causal LM the token it
+   * expects next. Throws when the model has no head.
+   */
+  logits(position: number): Float32Array;
+  /** The k (default 5) most likely tokens at `position` (see logits), most likely first. */
+  predictions(position: number, k?: number): Prediction[];
 }

@@ -1,8 +1,16 @@
-// A transformer model living in WASM memory: text in, every layer's attention out.
-import { checkBytes, checkInteger, describe } from './check.js';
+// A transformer model living in WASM memory (BERT, DistilBERT, RoBERTa or GPT-2, as config.json
+// says): text in, every layer's attention out, and the language-model head's predictions.
+//
+// A run keeps what is small or always drawn (every head's weights, each layer's input, the final
+// hidden states) as JavaScript copies; what is big is computed when asked for, from the model:
+// one layer's full trace (Q, K, V, scores, head outputs), and the scores over the vocabulary at
+// one position. So a 512-token BERT-base run never holds twelve full traces, nor 512 rows of
+// 30522 logits.
+import { checkInteger, describe } from './check.js';
 import { NativeHandle, orThrow } from './native.js';
 import { loadTokenizer } from './tokenizer.js';
 import { AttentionTrace } from './trace.js';
+import { createLoader, streamInto } from './weights-stream.js';
 
 export class Model {
   #module;
@@ -15,6 +23,9 @@ export class Model {
     this.#native = new NativeHandle(native, 'model', () => onDispose(this));
     this.#tokenizer = tokenizer;
     const c = module.modelConfig(native);
+    this.architecture = c.architecture;
+    this.causal = c.causal;
+    this.hasLmHead = c.hasLmHead;
     this.vocabSize = c.vocabSize;
     this.dModel = c.dModel;
     this.numLayers = c.numLayers;
@@ -23,18 +34,25 @@ export class Model {
     Object.freeze(this);
   }
 
-  /** @internal */
-  static async create(module, files, onDispose) {
-    // The tokenizer is checked first, so a bad one fails before any weight is loaded; its ids can be
-    // checked against the vocabulary only once the native model has read config.json.
+  /**
+   * @internal Makes a model from model-files.js's files: the tokenizer is checked first, then the
+   * safetensors header with config.json (before any weight is read), then the weights stream in.
+   * `progress(file, loaded, total)` reports model.safetensors' bytes.
+   */
+  static async create(module, files, { signal, progress } = {}, onDispose) {
     const tokenizer = await loadTokenizer(files.tokenizer);
-    // Checked again after that wait: the caller's buffer may have been detached meanwhile.
-    const native = orThrow(module.loadModel(files.config, checkBytes('model.safetensors', files.weights)));
+    signal?.throwIfAborted();
+    const header = await files.weights.header(signal);
+    signal?.throwIfAborted();
+    const { loader, info } = createLoader(module, files.config, header);
+    let native;
     try {
-      tokenizer.checkVocabularySize(module.modelConfig(native).vocabSize);
-    } catch (error) {
-      native.delete(); // a refused model leaves nothing in WASM memory
-      throw error;
+      tokenizer.checkVocabularySize(info.config.vocabSize);
+      // A Hub source reports its own download's progress (model-files.js); others are read here.
+      const onProgress = files.weights.reportsProgress ? undefined : (loaded, total) => progress?.('model.safetensors', loaded, total);
+      native = await streamInto(module, loader, info, files.weights, { signal, onProgress });
+    } finally {
+      loader.delete(); // an aborted or refused load leaves nothing in WASM memory
     }
     return new Model(module, native, tokenizer, onDispose);
   }
@@ -50,11 +68,30 @@ export class Model {
     const encoded = this.#tokenizer.encode(text);
     const total = encoded.ids.length;
     const keep = Math.min(total, this.maxTokens);
-    // Keep the closing token (e.g. [SEP]) when truncating, as the model was trained with it.
-    const pick = (list) => (keep === total ? list : [...list.slice(0, keep - 1), list[total - 1]]);
+    // A masked LM keeps its closing token (e.g. [SEP]) when truncating, as it was trained with it;
+    // a causal LM's text simply stops.
+    const closing = !this.causal && keep < total;
+    const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const ids = Int32Array.from(pick(encoded.ids));
-    const raw = orThrow(this.#module.runModel(native, ids));
-    return new ModelResult(raw, ids, pick(encoded.tokens), pick(encoded.unknown), total, this);
+    const weights = [];
+    // Each layer's weights are copied while C++ holds that layer's trace: the view is valid only
+    // during the call, as the next layer reuses its buffers. A failure is returned, not thrown:
+    // an exception must not unwind through the C++ frames below this callback.
+    const raw = orThrow(this.#module.runModel(native, ids, (layer, view) => {
+      try {
+        weights[layer] = view.slice();
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+      return undefined;
+    }));
+    const source = {
+      layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input)),
+      logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
+      tokenText: (id) => this.#tokenizer.tokenText(id),
+      alive: () => !this.#native.disposed,
+    };
+    return new ModelResult({ ...raw, weights }, ids, pick(encoded.tokens), pick(encoded.unknown), total, this, source);
   }
 
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
@@ -67,38 +104,104 @@ export class Model {
   }
 }
 
-/** What model.run() returns: plain JavaScript data, valid after dispose(). */
+/**
+ * What model.run() returns. Its tokens, attention weights, layer inputs and hidden states are
+ * plain JavaScript data, valid after the model's dispose(); trace(), logits() and predictions()
+ * compute from the model, so they need it alive.
+ */
 export class ModelResult {
-  #layers; // AttentionTrace per layer
+  #weights; // Float32Array (h, n, n) per layer
   #inputs; // Float32Array (n, dModel) per layer
+  #source; // the model's compute, for the lazy parts
+  #last = null; // { layer, trace }: the most recent trace(), so redrawing one layer costs nothing
 
-  constructor(raw, ids, tokens, unknown, totalTokens, model) {
-    const n = ids.length;
+  constructor(raw, ids, tokens, unknown, totalTokens, model, source) {
     this.tokens = tokens;
     this.ids = ids;
     this.unknown = unknown;
-    this.truncated = totalTokens > n;
+    this.truncated = totalTokens > ids.length;
     this.totalTokens = totalTokens;
     this.layers = model.numLayers;
     this.heads = model.numHeads;
+    this.dModel = model.dModel;
+    this.causal = model.causal;
+    this.hasLmHead = model.hasLmHead;
     this.hidden = raw.hidden; // (n, dModel)
+    this.#weights = raw.weights;
     this.#inputs = raw.inputs;
-    this.#layers = raw.layers.map((t) => new AttentionTrace(t, n, model.dModel, model.numHeads, false));
+    this.#source = source;
     Object.freeze(this);
   }
 
   /** Attention weights of one head in one layer, (n × n) row-major: query rows, key columns. */
   attention(layer, head) {
-    return this.trace(layer).weights(head);
+    const n = this.ids.length;
+    const start = checkInteger('head', head, 0, this.heads - 1) * n * n;
+    return this.#weights[this.#layer(layer)].slice(start, start + n * n);
   }
 
-  /** What one layer's attention reads, (n × dModel): the embeddings for layer 0, else the previous layer's output. */
+  /** What one layer's attention reads, (n × dModel). */
   layerInput(layer) {
-    return this.#inputs[checkInteger('layer', layer, 0, this.layers - 1)].slice();
+    return this.#inputs[this.#layer(layer)].slice();
   }
 
-  /** Every intermediate of one layer's attention. */
+  /** Every intermediate of one layer's attention, recomputed from that layer's input. */
   trace(layer) {
-    return this.#layers[checkInteger('layer', layer, 0, this.layers - 1)];
+    this.#layer(layer);
+    if (this.#last?.layer !== layer) {
+      const data = this.#compute('trace()', () => this.#source.layerTrace(layer, this.#inputs[layer]));
+      this.#last = { layer, trace: new AttentionTrace(data, this.ids.length, this.dModel, this.heads, false) };
+    }
+    return this.#last.trace;
   }
+
+  /**
+   * The language-model head's raw scores over the vocabulary at `position`, a Float32Array of
+   * vocabSize: for a masked LM the words it would put at that position, for a causal LM the
+   * tokens it expects after it.
+   */
+  logits(position) {
+    const p = checkInteger('position', position, 0, this.ids.length - 1);
+    if (!this.hasLmHead) {
+      throw new Error('This model has no language-model head (its model.safetensors holds none), so it makes no predictions');
+    }
+    return this.#compute('logits()', () => this.#source.logits(this.hidden.subarray(p * this.dModel, (p + 1) * this.dModel)));
+  }
+
+  /** The k most likely tokens at `position` (see logits), [{ token, id, probability }], most likely first. */
+  predictions(position, k = 5) {
+    const logits = this.logits(position);
+    checkInteger('k', k, 1, logits.length);
+    let max = -Infinity;
+    for (const v of logits) max = Math.max(max, v);
+    let sum = 0;
+    for (const v of logits) sum += Math.exp(v - max);
+    const top = topIndices(logits, k);
+    return top.map((id) => ({ token: this.#source.tokenText(id), id, probability: Math.exp(logits[id] - max) / sum }));
+  }
+
+  #layer(layer) {
+    return checkInteger('layer', layer, 0, this.layers - 1);
+  }
+
+  #compute(what, compute) {
+    if (!this.#source.alive()) {
+      throw new Error(`The model that made this result has been disposed: ${what} computes from the model, so call it before dispose()`);
+    }
+    return compute();
+  }
+}
+
+/** Indices of the k largest values, largest first (ties by lower index): one pass, a sorted list of k. */
+function topIndices(values, k) {
+  const top = []; // indices, values descending
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (top.length === k && v <= values[top[k - 1]]) continue;
+    let at = top.length === k ? k - 1 : top.length;
+    while (at > 0 && values[top[at - 1]] < v) at--;
+    top.splice(at, 0, i);
+    if (top.length > k) top.pop();
+  }
+  return top;
 }

@@ -45,6 +45,11 @@ class TextTokenizer {
     checkVocabularySize(this.#largest, vocabSize);
   }
 
+  /** How the tokenizer writes one id on its own: "##ing", " cat" (GPT-2's "Ġcat"), "[MASK]". */
+  tokenText(id) {
+    return this.#tokenizer.decode([id]);
+  }
+
   /**
    * { ids, tokens, unknown, spans }: the library's ids; tokens as labels, each the slice of `text`
    * at its span, or the token's own text where it has none (the post-processor's [CLS], [SEP]…);

@@ -87,6 +87,8 @@ struct AttentionTrace {
   Matrix output;               // (n, d): concat·W_o + b_o
 };
 
+class ModelLoader;
+
 class MultiHeadAttention {
  public:
   MultiHeadAttention(const AttentionConfig& config, AttentionWeights weights);
@@ -104,6 +106,8 @@ class MultiHeadAttention {
   // The score and weight buffers are reallocated only to grow, the (n, d) matrices when n changes.
   void forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
                     AttentionTrace& trace) const;
+  // The same, x (n, d) one token per row.
+  void forward_into(const Matrix& x, AttentionTrace& trace) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.
   Matrix forward_output(const std::vector<float>& x, int n_tokens,
                         const std::vector<uint8_t>& key_mask = {}) const;
@@ -112,6 +116,10 @@ class MultiHeadAttention {
   int d_head() const { return config_.d_model / config_.n_heads; }
 
  private:
+  friend class ModelLoader;  // builds zero layers and packs checkpoint weights into them in place
+  // A layer of zero weights, checked config; ModelLoader fills wq_ … bo_ as the data arrives.
+  explicit MultiHeadAttention(const AttentionConfig& config);
+
   // Validates, then runs; without keep_trace only the output is meaningful.
   void checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
                    bool keep_trace, AttentionTrace& t) const;

@@ -1,50 +1,63 @@
-// A model's configuration: the fields of a Hugging Face BERT config.json, their limits, and the
-// parser that reads and checks them.
+// A model's configuration: the sizes and options the forward pass needs, their limits, and the
+// parser that reads them from a Hugging Face config.json of any supported model type, each in its
+// own field names (BERT's hidden_size is DistilBERT's dim and GPT-2's n_embd).
 //
 // Every error names the field and its value as the file wrote it, prefixed by "config.json: ".
 // The limits are checked before anything is allocated: a config that passes describes a model
-// whose float32 weights fit in kMaxModelBytes. This file does not look at the weights themselves
-// (Model does, against these fields) and reads no architecture other than "bert".
+// whose float32 weights fit in kMaxModelBytes. Options the forward pass does not implement (GPT-2's
+// scale_attn_by_inverse_layer_idx, a relative position_embedding_type, another activation) are
+// refused by name, never ignored. This file does not look at the weights (ModelLoader does).
 #pragma once
 
 #include <cstddef>
 #include <string>
 
+#include "multihead/architecture.h"
 #include "multihead/attention.h"
 
 namespace multihead {
 
 struct ModelConfig {
-  int vocab_size = 0;
-  int hidden_size = 0;          // d
+  int vocab_size = 0;               // V
+  int hidden_size = 0;              // d
   int num_hidden_layers = 0;
   int num_attention_heads = 0;
-  int intermediate_size = 0;    // MLP width, ff
-  int max_position_embeddings = 0;
-  int type_vocab_size = 0;
+  int intermediate_size = 0;        // MLP width, ff
+  int max_position_embeddings = 0;  // rows of the position table
+  int type_vocab_size = 0;          // rows of the token-type table; 0 for architectures without one
   float layer_norm_eps = 1e-12f;
+  Architecture architecture = Architecture::bert;
+  Activation activation = Activation::gelu_erf;
+  int position_offset = 0;  // the first token's row of the position table: RoBERTa's padding_idx + 1
+
+  // The longest input: the position rows from the offset on (RoBERTa's 514 rows give 512 tokens).
+  int max_tokens() const { return max_position_embeddings - position_offset; }
 };
 
-// Limits checked before allocating: a model must fit in a 2 GB WASM heap with room to run.
+// Limits checked before allocating.
 constexpr int kMaxVocabulary = 1 << 20;
 constexpr int kMaxLayers = 64;
 constexpr int kMaxIntermediate = 4 * kMaxDModel;
 constexpr int kMaxTypeVocabulary = 16;
-// Float32 weights of the whole model. While loading, the heap also holds the file's bytes (about
-// as large again in F32) and one tensor being converted, so 1 GiB is what a 2 GB heap can take.
-// bert-base (110M parameters, 0.44 GB) fits; bert-large (335M, 1.34 GB) does not.
-constexpr size_t kMaxModelBytes = size_t{1} << 30;
+// Float32 weights of the whole model. The WASM heap can grow to 4 GiB (-sMAXIMUM_MEMORY=4GB); of
+// that, a forward pass may take kMaxForwardBytes (1 GiB) and loading needs, besides the weights,
+// one staged tensor (at most kMaxDModel × kMaxIntermediate floats, 256 MiB) and the download's
+// chunk; the remaining 256 MiB cover the runtime, the run's activations and fragmentation:
+// 4 − 1 − 0.25 − 0.25 = 2.5 GiB. gpt2-medium (355M parameters, 1.42 GB) and bert-large (1.34 GB)
+// fit; gpt2-large (774M, 3.1 GB) does not.
+constexpr size_t kMaxModelBytes = size_t{5} << 29;
 
-// Bytes of the model's float32 weights for `c` (embeddings, every block), in double so that any
-// field values, however large, cannot overflow the computation.
+// Bytes of the model's float32 weights for `c` without an LM head (embeddings, every block, the
+// final LayerNorm), in double so that no field values can overflow the computation.
 double model_weight_bytes(const ModelConfig& c);
 
-// Reads and checks a Hugging Face config.json of model_type "bert" (hidden_act must be "gelu").
-// Throws std::invalid_argument for a malformed file or a wrong type, LimitError for a
-// value outside its limits; every message starts with "config.json: ".
-ModelConfig parse_bert_config(const std::string& json_text);
+// Reads and checks a Hugging Face config.json of model_type bert, distilbert, roberta or gpt2.
+// Throws std::invalid_argument for a malformed file, a wrong type or an unsupported option,
+// LimitError for a value outside its limits; every message starts with "config.json: ".
+ModelConfig parse_model_config(const std::string& json_text);
 
-// The same checks on a ModelConfig built in code; messages start with `source` and ": ".
+// The same checks on a ModelConfig built in code; messages start with `source` and ": " and use
+// the engine's field names.
 void check_model_config(const ModelConfig& c, const std::string& source = "ModelConfig");
 
 }  // namespace multihead

@@ -41,7 +41,8 @@ using SoftmaxFn = void (*)(size_t m, size_t n, const float* s, size_t lds, float
 using LayerNormFn = void (*)(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);
 
-// y = GELU(x) elementwise, erf form. x, y (count), y may be x.
+// y = GELU(x) elementwise, erf form (BERT's "gelu") or tanh form (GPT-2's "gelu_new"). x, y (count),
+// y may be x.
 using GeluFn = void (*)(size_t count, const float* x, float* y);
 
 void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
@@ -50,6 +51,7 @@ void f32_softmax_scalar(size_t m, size_t n, const float* s, size_t lds, float* p
 void f32_layer_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                            const float* beta, float eps, float* y, size_t ldy);
 void f32_gelu_scalar(size_t count, const float* x, float* y);
+void f32_gelu_tanh_scalar(size_t count, const float* x, float* y);
 
 #ifdef __wasm_simd128__
 void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
@@ -58,6 +60,7 @@ void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float*
 void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);
 void f32_gelu_wasmsimd(size_t count, const float* x, float* y);
+void f32_gelu_tanh_wasmsimd(size_t count, const float* x, float* y);
 #endif
 
 #ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline; also built natively, for the tests
@@ -73,6 +76,7 @@ struct KernelSet {
   SoftmaxFn softmax;
   LayerNormFn layer_norm;
   GeluFn gelu;
+  GeluFn gelu_tanh;
 };
 
 const KernelSet& scalar_kernels();

@@ -20,6 +20,8 @@ struct PackedMatrix {
   explicit PackedMatrix(const Matrix& b) : rows(size_t(b.rows())), cols(size_t(b.cols())), data(kernels::packed_size(rows, cols)) {
     kernels::pack_b(rows, cols, b.data(), cols, 1, 1.0f, data.data());
   }
+  // Zeros of the packed size of a (rows, cols) operand, for a loader to pack weights into in place.
+  PackedMatrix(size_t rows_, size_t cols_) : rows(rows_), cols(cols_), data(kernels::packed_size(rows_, cols_)) {}
   size_t panel_stride() const { return kernels::panel_stride(rows); }
 
   size_t rows = 0, cols = 0;

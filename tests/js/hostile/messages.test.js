@@ -37,9 +37,10 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     model.dispose();
   });
 
-  test('a string that is neither a URL nor a path says so, instead of a bare "Invalid URL"', async () => {
-    await expect(engine.loadModel('models/default')).rejects.toThrow(
-      'loadModel cannot read a model from "models/default": it is not a URL, an absolute path, or a path starting with ./ or ../');
+  test('a string that is neither a Hub id, a URL nor a path says so, instead of a bare "Invalid URL"', async () => {
+    await expect(engine.loadModel('models//default')).rejects.toThrow(
+      '"models//default" is not a Hub model id: use "owner/name" or "name"');
+    await expect(engine.loadModel('models//default')).rejects.toThrow('(a folder path must be absolute or start with ./ or ../)');
     await expect(engine.loadModel('')).rejects.toThrow('loadModel was given an empty string');
   });
 

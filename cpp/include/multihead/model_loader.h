@@ -1,0 +1,79 @@
+// ModelLoader: builds a Model from a safetensors checkpoint whose data arrives in pieces, as a
+// download streams it, writing each weight straight into the model's final buffers.
+//
+// The constructor takes the config and the file's header alone, and does every check that does
+// not need the data: each tensor's name (through the architecture's table: prefixes, legacy
+// aliases, skipped buffers and tied weights), shape and dtype; missing tensors; the LM head's
+// tensors all present or none; the model's float32 size against kMaxModelBytes. Then it allocates
+// every final buffer, so running out of memory fails before the download starts. write() takes
+// the data section in order, in chunks of any size (a value may be split between two chunks),
+// converts F16 and BF16 to float on the way and checks every value is finite. Only tensors that
+// must be transposed or packed pass through a staging buffer, one tensor at a time: the peak is
+// the model's float32 bytes + the largest such tensor + the caller's chunk. It does not fetch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "multihead/config.h"
+#include "multihead/model.h"
+#include "multihead/safetensors.h"
+
+namespace multihead {
+
+// One WASM allocation must stay below 2 GiB: Emscripten 3.1.6's sbrk takes a signed 32-bit
+// increment, so a larger request fails even in a 4 GB heap. Each embedding table is checked.
+constexpr size_t kMaxBufferBytes = (size_t{1} << 31) - (size_t{1} << 16);
+
+class ModelLoader {
+ public:
+  ModelLoader(const ModelConfig& config, const SafetensorsHeader& header);
+  ~ModelLoader();
+  ModelLoader(ModelLoader&&) noexcept;
+  ModelLoader& operator=(ModelLoader&&) noexcept;
+
+  // The next `size` bytes of the data section. Throws std::invalid_argument for a value that is
+  // not finite (naming the tensor and the value's index) or for more bytes than the header
+  // describes; after a throw, or after finish(), every call throws.
+  void write(const uint8_t* bytes, size_t size);
+  // The model, once all of the data section has been written; throws if bytes are missing.
+  Model finish();
+
+  const ModelConfig& config() const { return config_; }
+  size_t data_start() const { return data_start_; }  // where the data section starts in the file
+  size_t data_size() const { return data_size_; }
+  size_t file_size() const { return data_start_ + data_size_; }
+  size_t bytes_written() const { return position_; }
+  size_t weight_bytes() const { return weight_bytes_; }    // the model's float32 buffers
+  size_t staging_bytes() const { return staging_.size() * sizeof(float); }
+  bool has_lm_head() const { return has_lm_head_; }  // the file has the LM head's tensors (GPT-2: always)
+
+ private:
+  struct Slot;
+  struct Buffers;  // reaches into MultiHeadAttention's weights (a friend's nested class)
+  void plan(const SafetensorsHeader& header);
+  void consume(const uint8_t* bytes, size_t size);
+  void take(const uint8_t* bytes, size_t size);
+  void store(float value);
+  void enter_slot();
+  void complete_slot();
+  [[noreturn]] void fail(const std::string& message);
+
+  ModelConfig config_;
+  std::string label_;
+  size_t data_start_ = 0, data_size_ = 0, weight_bytes_ = 0;
+  std::unique_ptr<ModelWeights> weights_;  // on the heap: slots point into it
+  std::vector<Slot> slots_;                // in data order
+  std::vector<float> staging_;             // the largest staged tensor's values
+  // The stream's state: bytes consumed, the current slot, its next value and where it goes.
+  size_t position_ = 0, slot_ = 0, value_ = 0, segment_ = 0, segment_left_ = 0;
+  float* cursor_ = nullptr;
+  uint8_t carry_[4] = {};  // a value split between two writes
+  size_t carry_size_ = 0;
+  bool closed_ = false, has_lm_head_ = false;
+};
+
+}  // namespace multihead

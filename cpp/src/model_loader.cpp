@@ -1,0 +1,522 @@
+// ModelLoader: matching a checkpoint's tensor names to the architecture's table, allocating the
+// model, and streaming the data section into it. The table itself is architecture.cpp's; the
+// forward pass is model.cpp's.
+#include "multihead/model_loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "float16.h"
+#include "json_limits.h"
+
+namespace multihead {
+
+// Where one tensor of the file goes. Direct tensors are written value by value into `segments`,
+// in order; staged ones are gathered in the staging buffer and then packed into `packs`.
+struct ModelLoader::Slot {
+  struct Segment {
+    float* data;
+    size_t count;
+  };
+  struct Pack {  // B (k, n) with B(p, j) = staging[offset + p·row_stride + j·col_stride], into out
+    PackedMatrix* out;
+    size_t offset, row_stride, col_stride;
+  };
+  std::string name;
+  size_t begin = 0, end = 0, width = 0;
+  bool bfloat = false, skip = false;
+  std::vector<Segment> segments;
+  std::vector<Pack> packs;
+  size_t values() const { return width ? (end - begin) / width : 0; }
+};
+
+// The engine's buffer behind each Weight of the architecture tables.
+struct ModelLoader::Buffers {
+  // Every final buffer, allocated now (zeros), so an out-of-memory error comes before any data.
+  static std::unique_ptr<ModelWeights> allocate(const ModelConfig& c, bool head) {
+    const ArchitectureSpec& spec = architecture_spec(c.architecture);
+    const Eigen::Index d = c.hidden_size, ff = c.intermediate_size;
+    auto w = std::make_unique<ModelWeights>();
+    w->word_embeddings = Matrix::Zero(c.vocab_size, d);
+    w->position_embeddings = Matrix::Zero(c.max_position_embeddings, d);
+    w->token_type_embeddings = Matrix::Zero(c.type_vocab_size, d);
+    if (spec.embeddings_norm) w->embeddings_norm_gamma = w->embeddings_norm_beta = Vector::Zero(d);
+    if (spec.pre_layer_norm) w->final_norm_gamma = w->final_norm_beta = Vector::Zero(d);
+    w->layers.reserve(size_t(c.num_hidden_layers));
+    for (int l = 0; l < c.num_hidden_layers; ++l) {
+      w->layers.push_back(LayerWeights{MultiHeadAttention({c.hidden_size, c.num_attention_heads, spec.causal}),
+                                       Vector::Zero(d), Vector::Zero(d), PackedMatrix(size_t(d), size_t(ff)), Vector::Zero(ff),
+                                       PackedMatrix(size_t(ff), size_t(d)), Vector::Zero(d), Vector::Zero(d), Vector::Zero(d)});
+    }
+    w->has_lm_head = head;
+    if (head && !spec.head.empty()) {
+      w->head = LmHeadWeights{PackedMatrix(size_t(d), size_t(d)), Vector::Zero(d), Vector::Zero(d), Vector::Zero(d),
+                              Vector::Zero(c.vocab_size)};
+    }
+    return w;
+  }
+
+  // The packed matrix a staged weight fills; nullptr for weights written directly.
+  static PackedMatrix* matrix(ModelWeights& w, Weight weight, int layer) {
+    LayerWeights* l = layer >= 0 ? &w.layers[size_t(layer)] : nullptr;
+    switch (weight) {
+      case Weight::wq: return &l->attention.wq_;
+      case Weight::wk: return &l->attention.wk_;
+      case Weight::wv: return &l->attention.wv_;
+      case Weight::wo: return &l->attention.wo_;
+      case Weight::w1: return &l->w1;
+      case Weight::w2: return &l->w2;
+      case Weight::head_dense_w: return &w.head.dense;
+      default: return nullptr;
+    }
+  }
+
+  // The (rows, cols) buffer a direct weight fills, as a pointer and a count; {nullptr, 0} if none.
+  static std::pair<float*, size_t> direct(ModelWeights& w, Weight weight, int layer) {
+    const auto of = [](auto& m) { return std::pair<float*, size_t>(m.data(), size_t(m.size())); };
+    LayerWeights* l = layer >= 0 ? &w.layers[size_t(layer)] : nullptr;
+    switch (weight) {
+      case Weight::word_embeddings: return of(w.word_embeddings);
+      case Weight::position_embeddings: return of(w.position_embeddings);
+      case Weight::token_type_embeddings: return of(w.token_type_embeddings);
+      case Weight::embeddings_norm_gamma: return of(w.embeddings_norm_gamma);
+      case Weight::embeddings_norm_beta: return of(w.embeddings_norm_beta);
+      case Weight::final_norm_gamma: return of(w.final_norm_gamma);
+      case Weight::final_norm_beta: return of(w.final_norm_beta);
+      case Weight::bq: return of(l->attention.bq_);
+      case Weight::bk: return of(l->attention.bk_);
+      case Weight::bv: return of(l->attention.bv_);
+      case Weight::bo: return of(l->attention.bo_);
+      case Weight::norm1_gamma: return of(l->norm1_gamma);
+      case Weight::norm1_beta: return of(l->norm1_beta);
+      case Weight::b1: return of(l->b1);
+      case Weight::b2: return of(l->b2);
+      case Weight::norm2_gamma: return of(l->norm2_gamma);
+      case Weight::norm2_beta: return of(l->norm2_beta);
+      case Weight::head_dense_b: return of(w.head.dense_bias);
+      case Weight::head_norm_gamma: return of(w.head.norm_gamma);
+      case Weight::head_norm_beta: return of(w.head.norm_beta);
+      case Weight::head_bias: return of(w.head.bias);
+      default: return {nullptr, 0};
+    }
+  }
+
+  // Where a tensor's values go, by its layout (the shapes were checked against the rule).
+  static void route(ModelWeights& w, const TensorRule& r, int layer, size_t d, Slot& slot) {
+    LayerWeights* l = layer >= 0 ? &w.layers[size_t(layer)] : nullptr;
+    switch (r.layout) {
+      case Layout::linear: {  // file (out, in): B(p, j) = W[j][p]
+        PackedMatrix* m = matrix(w, r.weight, layer);
+        slot.packs.push_back({m, 0, 1, m->rows});
+        break;
+      }
+      case Layout::conv1d: {  // file (in, out): B itself
+        PackedMatrix* m = matrix(w, r.weight, layer);
+        slot.packs.push_back({m, 0, m->cols, 1});
+        break;
+      }
+      case Layout::fused_qkv:  // file (d, 3d): column blocks Q | K | V
+        slot.packs = {{&l->attention.wq_, 0, 3 * d, 1}, {&l->attention.wk_, d, 3 * d, 1}, {&l->attention.wv_, 2 * d, 3 * d, 1}};
+        break;
+      case Layout::fused_bias:
+        slot.segments = {{l->attention.bq_.data(), d}, {l->attention.bk_.data(), d}, {l->attention.bv_.data(), d}};
+        break;
+      case Layout::vector:
+      case Layout::embedding: {
+        const auto [data, count] = direct(w, r.weight, layer);
+        slot.segments = {{data, count}};
+        break;
+      }
+    }
+  }
+};
+
+namespace {
+
+// A table rule matched to a file tensor: which rule, and its layer (-1 for whole-model weights).
+struct Match {
+  const TensorRule* rule;
+  int layer;
+};
+
+// Whether `name` is `pattern` with "{}" standing for a layer number (decimal, no leading zeros).
+bool matches(const std::string& pattern, const std::string& name, int& layer) {
+  const size_t hole = pattern.find("{}");
+  if (hole == std::string::npos) {
+    layer = -1;
+    return pattern == name;
+  }
+  const std::string before = pattern.substr(0, hole), after = pattern.substr(hole + 2);
+  if (name.size() <= before.size() + after.size() || name.compare(0, before.size(), before) != 0 ||
+      name.compare(name.size() - after.size(), after.size(), after) != 0) {
+    return false;
+  }
+  const std::string digits = name.substr(before.size(), name.size() - before.size() - after.size());
+  if (digits.size() > 4 || (digits.size() > 1 && digits[0] == '0') ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  layer = std::stoi(digits);
+  return true;
+}
+
+std::string with_aliases(const ArchitectureSpec& spec, std::string name) {
+  for (const auto& [legacy, current] : spec.aliases) {
+    if (name.size() >= legacy.size() && name.compare(name.size() - legacy.size(), legacy.size(), legacy) == 0) {
+      return name.substr(0, name.size() - legacy.size()) + current;
+    }
+  }
+  return name;
+}
+
+// The forms of `name` to look up, each with the prefix it drops: as written, then without each
+// accepted prefix; legacy aliases applied.
+std::vector<std::pair<std::string, std::string>> candidate_names(const ArchitectureSpec& spec, const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> names{{"", with_aliases(spec, name)}};
+  for (const std::string& prefix : spec.prefixes) {
+    if (name.compare(0, prefix.size(), prefix) == 0) names.emplace_back(prefix, with_aliases(spec, name.substr(prefix.size())));
+  }
+  return names;
+}
+
+std::optional<Match> find_rule(const std::vector<TensorRule>& rules, const std::string& name, int layers) {
+  for (const TensorRule& rule : rules) {
+    int layer = -1;
+    if (matches(rule.name, name, layer) && layer < layers) return Match{&rule, layer};
+  }
+  return std::nullopt;
+}
+
+bool is_skipped(const ArchitectureSpec& spec, const std::string& name, int layers) {
+  for (const std::string& pattern : spec.skipped) {
+    int layer = -1;
+    if (matches(pattern, name, layer) && layer < layers) return true;
+  }
+  return false;
+}
+
+int64_t dim(const ModelConfig& c, Dim d) {
+  switch (d) {
+    case Dim::vocab: return c.vocab_size;
+    case Dim::model: return c.hidden_size;
+    case Dim::mlp: return c.intermediate_size;
+    case Dim::positions: return c.max_position_embeddings;
+    case Dim::types: return c.type_vocab_size;
+  }
+  return 0;
+}
+
+std::vector<int64_t> expected_shape(const ModelConfig& c, const TensorRule& r) {
+  const int64_t in = dim(c, r.in), out = dim(c, r.out);
+  switch (r.layout) {
+    case Layout::linear: return {out, in};
+    case Layout::conv1d: return {in, out};
+    case Layout::fused_qkv: return {in, 3 * out};
+    case Layout::fused_bias: return {3 * in};
+    case Layout::vector: return {in};
+    case Layout::embedding: return {in, c.hidden_size};
+  }
+  return {};
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// A rule's full name in this file, for a missing-tensor message: the file's prefix, layer filled in.
+std::string full_name(const TensorRule& r, int layer, const std::string& prefix) {
+  std::string name = r.name;
+  const size_t hole = name.find("{}");
+  if (hole != std::string::npos) name.replace(hole, 2, std::to_string(layer));
+  return prefix + name;
+}
+
+bool is_staged(Layout l) { return l == Layout::linear || l == Layout::conv1d || l == Layout::fused_qkv; }
+
+double gib(double bytes) { return bytes / double(size_t{1} << 30); }
+
+// Floats of every buffer the model will hold (packed matrices with their padding).
+double model_floats(const ModelConfig& c, bool head) {
+  const ArchitectureSpec& spec = architecture_spec(c.architecture);
+  const double d = c.hidden_size, ff = c.intermediate_size, V = c.vocab_size;
+  const auto packed = [](double k, double n) { return double(kernels::packed_size(size_t(k), size_t(n))); };
+  double floats = (V + c.max_position_embeddings + c.type_vocab_size) * d + (spec.embeddings_norm ? 2 * d : 0) +
+                  (spec.pre_layer_norm ? 2 * d : 0);
+  floats += c.num_hidden_layers * (4 * packed(d, d) + 4 * d + 4 * d + packed(d, ff) + ff + packed(ff, d) + d);
+  if (head && !spec.head.empty()) floats += packed(d, d) + 3 * d + V;
+  return floats;
+}
+
+}  // namespace
+
+ModelLoader::ModelLoader(const ModelConfig& config, const SafetensorsHeader& header)
+    : config_(config), label_(header.label()), data_start_(header.data_start()), data_size_(header.data_size()) {
+  check_model_config(config_);
+  plan(header);
+  enter_slot();
+}
+
+ModelLoader::~ModelLoader() = default;
+ModelLoader::ModelLoader(ModelLoader&&) noexcept = default;
+ModelLoader& ModelLoader::operator=(ModelLoader&&) noexcept = default;
+
+namespace {
+
+std::string gib_text(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", gib(bytes));
+  return text;
+}
+
+// The model's buffers against kMaxModelBytes, and each embedding table against one allocation's
+// limit, before allocating any of them.
+void check_bytes(const ModelConfig& c, bool head, const std::string& label) {
+  const double bytes = 4 * model_floats(c, head);
+  if (bytes > double(kMaxModelBytes)) {
+    throw LimitError(label + ": the model's float32 weights take " + gib_text(bytes) + ", above the limit of " +
+                     gib_text(double(kMaxModelBytes)));
+  }
+  const double table = 4.0 * double(c.vocab_size) * double(c.hidden_size);
+  if (table > double(kMaxBufferBytes)) {
+    throw LimitError(label + ": the word embeddings (vocab_size " + std::to_string(c.vocab_size) + " × hidden_size " +
+                     std::to_string(c.hidden_size) + ") take " + gib_text(table) +
+                     ", above the largest single WASM allocation (2 GiB)");
+  }
+}
+
+// A file tensor matched to the table.
+struct Assigned {
+  const std::string* name;
+  const TensorInfo* info;
+  Match match;
+};
+
+// Whether `name` is the alternate of a duplicate pair whose primary the file also has.
+bool is_redundant_duplicate(const ArchitectureSpec& spec, const SafetensorsHeader& header, const std::string& name) {
+  for (const auto& [alternate, primary] : spec.duplicates) {
+    if (name == alternate && header.contains(primary)) return true;
+  }
+  return false;
+}
+
+std::string canonical_duplicate(const ArchitectureSpec& spec, const std::string& name) {
+  for (const auto& [alternate, primary] : spec.duplicates) {
+    if (name == alternate) return primary;
+  }
+  return name;
+}
+
+}  // namespace
+
+namespace {
+
+// What the table says of one file tensor: skipped, or the rule it fills (with the prefix it used).
+struct Classified {
+  bool skip = false;
+  std::optional<Match> match;
+  bool head = false;
+  std::string prefix;
+};
+
+Classified classify(const ArchitectureSpec& spec, const SafetensorsHeader& header, const std::string& name, int layers) {
+  Classified c;
+  if (is_redundant_duplicate(spec, header, name)) {
+    c.skip = true;
+    return c;
+  }
+  for (const auto& [prefix, candidate] : candidate_names(spec, name)) {
+    if (is_skipped(spec, candidate, layers)) {
+      c.skip = true;
+      return c;
+    }
+    if ((c.match = find_rule(spec.tensors, candidate, layers))) {
+      c.prefix = prefix;
+      return c;
+    }
+    if ((c.match = find_rule(spec.head, canonical_duplicate(spec, candidate), layers))) {
+      c.head = true;
+      return c;
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+void ModelLoader::fail(const std::string& message) {
+  closed_ = true;
+  throw std::invalid_argument(label_ + ": " + message);
+}
+
+void ModelLoader::plan(const SafetensorsHeader& header) {
+  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
+  const int layers = config_.num_hidden_layers;
+  std::vector<Assigned> assigned;
+  std::map<std::pair<const TensorRule*, int>, const std::string*> seen;
+  std::string prefix;  // the body's prefix as this file writes it, for missing-tensor messages
+  size_t head_tensors = 0;
+  for (const auto& [name, info] : header.tensors()) {
+    const Classified c = classify(spec, header, name, layers);
+    if (c.skip) {
+      Slot slot;
+      slot.name = name;
+      slot.begin = info.begin;
+      slot.end = info.end;
+      slot.skip = true;
+      slots_.push_back(std::move(slot));
+      continue;
+    }
+    if (!c.match) {
+      fail("tensor '" + shortened(name) + "' is not a weight of a " + std::to_string(layers) + "-layer " +
+           architecture_name(config_.architecture) + " model");
+    }
+    const auto [it, fresh] = seen.emplace(std::make_pair(c.match->rule, c.match->layer), &name);
+    if (!fresh) fail("tensors '" + shortened(*it->second) + "' and '" + shortened(name) + "' are the same weight");
+    if (info.dtype != "F32" && info.dtype != "F16" && info.dtype != "BF16") {
+      fail("tensor '" + shortened(name) + "' has dtype " + info.dtype + "; weights must be F32, F16 or BF16");
+    }
+    const std::vector<int64_t> want = expected_shape(config_, *c.match->rule);
+    if (info.shape != want) {
+      fail("tensor '" + shortened(name) + "' has shape " + shape_text(info.shape) + ", expected " + shape_text(want) +
+           " from config.json");
+    }
+    if (!c.head && !c.prefix.empty()) prefix = c.prefix;
+    head_tensors += c.head;
+    assigned.push_back({&name, &info, *c.match});
+  }
+  for (const TensorRule& r : spec.tensors) {
+    const bool per_layer = r.name.find("{}") != std::string::npos;
+    for (int l = per_layer ? 0 : -1; l < (per_layer ? layers : 0); ++l) {
+      if (!seen.count({&r, l})) fail("the file has no tensor '" + shortened(full_name(r, l, prefix)) + "'");
+    }
+  }
+  const bool head = spec.head.empty() || head_tensors > 0;  // GPT-2's head is wte alone: always there
+  for (const TensorRule& r : spec.head) {
+    if (head && !seen.count({&r, -1})) {
+      fail("the file has no tensor '" + shortened(r.name) + "' (it has other tensors of the language-model head)");
+    }
+  }
+  has_lm_head_ = head;
+  check_bytes(config_, head, label_);
+  weights_ = Buffers::allocate(config_, head);
+  weight_bytes_ = size_t(4 * model_floats(config_, head));
+  size_t staging = 0;
+  for (const Assigned& a : assigned) {
+    Slot slot;
+    slot.name = *a.name;
+    slot.begin = a.info->begin;
+    slot.end = a.info->end;
+    slot.width = dtype_bytes(a.info->dtype);
+    slot.bfloat = a.info->dtype == "BF16";
+    Buffers::route(*weights_, *a.match.rule, a.match.layer, size_t(config_.hidden_size), slot);
+    if (!slot.packs.empty()) staging = std::max(staging, slot.values());
+    slots_.push_back(std::move(slot));
+  }
+  staging_.assign(staging, 0.0f);
+  std::sort(slots_.begin(), slots_.end(), [](const Slot& a, const Slot& b) { return std::make_pair(a.begin, a.end) < std::make_pair(b.begin, b.end); });
+}
+
+// Moves past empty tensors at position_ (only skipped buffers can be empty: config sizes are ≥ 1)
+// and readies the next slot's first value.
+void ModelLoader::enter_slot() {
+  while (slot_ < slots_.size() && slots_[slot_].end <= position_ && slots_[slot_].begin <= position_) {
+    ++slot_;
+  }
+  value_ = 0;
+  carry_size_ = 0;
+  segment_ = 0;
+  if (slot_ < slots_.size() && !slots_[slot_].segments.empty()) {
+    cursor_ = slots_[slot_].segments[0].data;
+    segment_left_ = slots_[slot_].segments[0].count;
+  }
+}
+
+void ModelLoader::write(const uint8_t* bytes, size_t size) {
+  if (closed_) throw std::invalid_argument(label_ + ": this loader has failed or finished; start a new one");
+  if (size > data_size_ - position_) {
+    fail("the data section is " + std::to_string(data_size_) + " bytes, but " + std::to_string(position_ + size) +
+         " were written");
+  }
+  consume(bytes, size);
+}
+
+void ModelLoader::consume(const uint8_t* bytes, size_t size) {
+  while (size > 0 && slot_ < slots_.size()) {
+    const Slot& s = slots_[slot_];
+    if (position_ < s.begin) {  // bytes between tensors: no tensor's data
+      const size_t gap = std::min(size, s.begin - position_);
+      bytes += gap;
+      size -= gap;
+      position_ += gap;
+      continue;
+    }
+    const size_t n = std::min(size, s.end - position_);
+    if (!s.skip) take(bytes, n);
+    bytes += n;
+    size -= n;
+    position_ += n;
+    if (position_ == s.end) {
+      if (!s.skip) complete_slot();
+      ++slot_;
+      enter_slot();
+    }
+  }
+  position_ += size;  // past the last tensor: nothing to read
+}
+
+// Decodes the whole values in the carried bytes and `bytes`; keeps a split value's start.
+void ModelLoader::take(const uint8_t* bytes, size_t size) {
+  const Slot& s = slots_[slot_];
+  size_t i = 0;
+  if (carry_size_) {
+    while (carry_size_ < s.width && i < size) carry_[carry_size_++] = bytes[i++];
+    if (carry_size_ < s.width) return;
+    store(decode_value(carry_, s.width, s.bfloat));
+    carry_size_ = 0;
+  }
+  for (; i + s.width <= size; i += s.width) store(decode_value(bytes + i, s.width, s.bfloat));
+  while (i < size) carry_[carry_size_++] = bytes[i++];
+}
+
+void ModelLoader::store(float value) {
+  if (!std::isfinite(value)) fail("tensor '" + shortened(slots_[slot_].name) + "' value " + std::to_string(value_) + " is not finite");
+  const Slot& s = slots_[slot_];
+  if (!s.packs.empty()) {
+    staging_[value_++] = value;
+    return;
+  }
+  *cursor_++ = value;
+  ++value_;
+  if (--segment_left_ == 0 && ++segment_ < s.segments.size()) {
+    cursor_ = s.segments[segment_].data;
+    segment_left_ = s.segments[segment_].count;
+  }
+}
+
+// A staged tensor is whole: pack it into its matrices (transposing Linear weights on the way).
+void ModelLoader::complete_slot() {
+  for (const Slot::Pack& p : slots_[slot_].packs) {
+    kernels::pack_b(p.out->rows, p.out->cols, staging_.data() + p.offset, p.row_stride, p.col_stride, 1.0f, p.out->data.data());
+  }
+}
+
+Model ModelLoader::finish() {
+  if (closed_) throw std::invalid_argument(label_ + ": this loader has failed or finished; start a new one");
+  if (position_ < data_size_) {
+    fail("the data ends after " + std::to_string(position_) + " of its " + std::to_string(data_size_) +
+         " bytes: the file is truncated");
+  }
+  closed_ = true;
+  Model model(config_, std::move(*weights_));
+  weights_.reset();
+  std::vector<float>().swap(staging_);
+  return model;
+}
+
+}  // namespace multihead

@@ -1,0 +1,61 @@
+// Test helper: reading the PyTorch fixture files (tests/fixtures/…): whole files, raw
+// little-endian arrays checked against their expected length, a case.txt's integer fields, and the
+// sorted subfolders of a folder (one per case or checkpoint).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace multihead::testing {
+
+inline std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+template <class T>
+std::vector<T> read_values(const std::string& path, size_t count) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  if (bytes.size() != count * sizeof(T)) throw std::runtime_error(path + " does not hold " + std::to_string(count) + " values");
+  std::vector<T> values(count);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+// case.txt's integer lines (n_tokens, n_layers, …); the text and tensor lines are skipped.
+inline std::map<std::string, int> case_fields(const std::string& path) {
+  std::map<std::string, int> v;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    fields >> key;
+    if (key != "text" && key != "tensor") fields >> v[key];
+  }
+  return v;
+}
+
+// The names of the folders in `dir`, sorted; none if `dir` does not exist.
+inline std::vector<std::string> subfolders(const std::string& dir) {
+  std::vector<std::string> names;
+  if (!std::filesystem::is_directory(dir)) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace multihead::testing
