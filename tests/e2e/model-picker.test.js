@@ -54,6 +54,10 @@ async function dropFiles(page, files) {
   for (const type of ['dragenter', 'dragover', 'drop']) await page.dispatchEvent('body', type, { dataTransfer });
 }
 
+// The engine cancels the requests it no longer needs (the rest of a body read only for its header),
+// which Chromium reports as ERR_ABORTED: not problems.
+const real = (problems) => problems.filter((p) => !/ net::ERR_ABORTED$/.test(p));
+
 const fixture = async (folder, ...names) => Object.fromEntries(await Promise.all(names.map(async (name) =>
   [name, await readFile(join(CHECKPOINTS, folder, name))])));
 
@@ -81,7 +85,7 @@ test('the three files dropped on the page load a model, whose <mask> predictions
   // A local folder cannot be named in a link: the hash names no model.
   expect(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('model'))).toBeNull();
   await screenshot(page, 'picker-dropped');
-  expect(problems).toEqual([]);
+  expect(real(problems)).toEqual([]);
   await page.close();
 });
 
@@ -93,7 +97,7 @@ test('a folder without tokenizer.json and model.safetensors is refused with what
     'the dropped files (found only config.json and pytorch_model.bin): a model needs config.json, tokenizer.json and ' +
     'model.safetensors. Only model.safetensors weights can be read (not PyTorch .bin files).');
   expect(await page.locator('.mh-grid-card').count()).toBe(4);
-  expect(problems).toEqual([]);
+  expect(real(problems)).toEqual([]);
   await page.close();
 });
 
@@ -107,7 +111,7 @@ test('"Open a model folder…" reads a folder through the file input where there
   await (await chooser).setFiles(join(CHECKPOINTS, 'gpt2-legacy'));
   await expect(loadEnded(page)).resolves.toBe('ready');
   await expect(page.locator('#model-status').textContent()).resolves.toMatch(/^The model folder "gpt2-legacy": GPT-2, .* causal: it predicts the next token\.$/);
-  expect(problems).toEqual([]);
+  expect(real(problems)).toEqual([]);
   await page.close();
 });
 
@@ -133,6 +137,6 @@ test('the picker\'s controls are named, reached by Tab, and fit a 375 px phone',
   }
   expect(reached).toEqual(['model-id', 'model-load', 'model-folder']);
   await screenshot(page, 'picker-phone');
-  expect(problems).toEqual([]);
+  expect(real(problems)).toEqual([]);
   await page.close();
 });
