@@ -119,6 +119,7 @@ function modelReady(info) {
   state.models++;
   status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly).`);
   $('model-status').textContent = describeModel(state.model, info);
+  showModelName();
   state.result = null;
   state.at = null;
   request();
@@ -138,6 +139,12 @@ const capital = (text) => text[0].toUpperCase() + text.slice(1);
 const Named = (choice) => (choice.kind === 'hub' ? choice.id : capital(modelName(choice)));
 const sameModel = (a, b) => a.kind === b.kind && a.id === b.id && a.kind !== 'local';
 
+/** The header's name of the model on screen, and of the one loading. */
+function showModelName() {
+  const loading = state.loading ? `; loading ${modelName(state.loading.choice)}…` : '';
+  $('model-name').textContent = `${modelName(state.model)}${loading}`;
+}
+
 /** Starts loading `choice` in the worker; the model on screen keeps answering until it is ready. */
 function loadModel(choice) {
   if (sameModel(choice, state.model) && !state.loading) {
@@ -152,6 +159,7 @@ function loadModel(choice) {
   picker.progress(modelName(choice), null);
   document.body.dataset.model = 'loading';
   worker.post({ type: 'load', loadId, source: workerSource(choice), hubUrl: state.hubUrl });
+  showModelName();
   keepInUrl();
 }
 
@@ -166,6 +174,7 @@ function onWorkerEvent(data) {
   if (data.type === 'progress') return picker.progress(modelName(loading.choice), data);
   state.loading = null;
   picker.progress(null);
+  showModelName();
   if (data.type === 'loaded') {
     state.model = loading.choice;
     document.body.dataset.model = 'ready';
@@ -579,6 +588,11 @@ function start() {
     if (event.key === 'Escape' && worker.busy) cancel();
   });
   wireSharing();
+  // The picker sits below the view, which stays where a reader expects it; this takes them there.
+  $('model-change').addEventListener('click', () => {
+    $('model').scrollIntoView({ block: 'center' });
+    $('model-choice').focus({ preventScroll: true });
+  });
 }
 
 function wireSharing() {
