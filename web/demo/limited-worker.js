@@ -4,7 +4,9 @@
 // cannot be interrupted, only terminated, so a request over its limit, or one the user cancels,
 // terminates the worker and starts a fresh one (which loads the engine and the model again).
 // It knows the page's protocol (one { type: 'ready', info } message, then one answer per
-// request's id) and nothing of the model; it runs one request at a time and queues none.
+// request's id) and nothing of the model; it runs one request at a time and queues none. Other
+// messages (a model load's progress) pass through post() and onEvent, without a time limit: a
+// download is slow for honest reasons, and the worker's own AbortController stops it.
 
 /**
  * The time limit for a text of `characters` characters, in ms: 10 s, plus 10 s per million
@@ -32,14 +34,20 @@ export class LimitedWorker {
   #worker = null;
   #ready = null; // Promise<info>: the current worker has loaded the model
   #pending = null; // { id, resolve, reject, limit, start, timer }: the request in flight
+  #onEvent;
+  #onRestart;
 
   /**
    * `create()` makes the worker (it is called again after each stop); `limit(size)` gives a
-   * request's time limit in ms from the size run() is given.
+   * request's time limit in ms from the size run() is given; `onEvent(data)` receives the
+   * worker's messages that are neither 'ready' nor an answer; `onRestart()` is called when a
+   * stopped worker has been replaced (whatever it was doing besides the request is lost).
    */
-  constructor(create, { limit = timeLimit } = {}) {
+  constructor(create, { limit = timeLimit, onEvent = () => {}, onRestart = () => {} } = {}) {
     this.#create = create;
     this.#limit = limit;
+    this.#onEvent = onEvent;
+    this.#onRestart = onRestart;
     this.#start();
   }
 
@@ -73,6 +81,14 @@ export class LimitedWorker {
     });
   }
 
+  /** Posts a message that is not a request (no time limit, no answer awaited) once the worker is ready. */
+  post(message) {
+    const worker = this.#worker;
+    this.#ready.then(() => {
+      if (this.#worker === worker) worker.postMessage(message); // a replaced worker gets nothing
+    }, () => {});
+  }
+
   /** Stops the request in flight, if there is one: its worker is terminated and a fresh one started. */
   cancel() {
     if (this.#pending) this.#stop('cancel');
@@ -84,8 +100,10 @@ export class LimitedWorker {
     this.#ready = new Promise((resolve, reject) => {
       worker.onmessage = ({ data }) => {
         if (data.type === 'ready') resolve(data.info);
-        else if (data.id === undefined) reject(new Error(data.message)); // it could not load
-        else if (data.id === this.#pending?.id) this.#settle(this.#pending).resolve(data);
+        else if (data.type === 'error' && data.id === undefined) reject(new Error(data.message)); // it could not load
+        else if (data.id !== undefined) {
+          if (data.id === this.#pending?.id) this.#settle(this.#pending).resolve(data);
+        } else this.#onEvent(data);
       };
       worker.onerror = (event) => {
         const error = new Error(`The worker failed: ${event.message ?? 'unknown error'}`);
@@ -95,6 +113,7 @@ export class LimitedWorker {
         if (pending) {
           worker.terminate();
           this.#start();
+          this.#onRestart();
           pending.reject(error);
         }
       };
@@ -114,6 +133,7 @@ export class LimitedWorker {
     const pending = this.#settle(this.#pending);
     this.#worker.terminate();
     this.#start();
+    this.#onRestart();
     pending.reject(new Stopped(reason, pending.start ? performance.now() - pending.start : 0, pending.limit));
   }
 }

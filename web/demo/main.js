@@ -4,13 +4,19 @@
 // otherwise. The drawing itself is web/src/views; the computing is worker.js, behind a time limit
 // and a Cancel button (limited-worker.js). The URL's hash holds the state both ways: the page
 // keeps it up to date, and a hash changed by a link or by hand is applied as a new state.
+// The model on screen can be changed (model-picker.js): the worker loads the new one while the old
+// one keeps answering, and the page switches when it is ready. Results come in parts: every
+// layer's attention weights with each new sentence, one layer's full trace when the four-steps
+// view shows it, and the model's predictions.
 import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
 import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
 import { download, embedSnippets } from './share.js';
-import { LimitedWorker, Stopped } from './limited-worker.js';
+import { LimitedWorker, Stopped, timeLimit } from './limited-worker.js';
+import { BUILTIN_MODEL, createModelPicker, modelName } from './model-picker.js';
+import { renderPredictions } from './predictions.js';
 
 const EXAMPLES = [
   'The cat sat on the mat because it was tired.',
@@ -21,6 +27,11 @@ const EXAMPLES = [
 ];
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
 const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
+// A run's time limit grows with the model's work on top of the tokenizer's allowance, at an
+// assumed floor of 1 GFLOP/s (a 2-core VM measures several): BERT-base at 512 tokens is about
+// 100 GFLOP, so an honest run there may take tens of seconds and must not be stopped as a hang.
+const FLOPS_PER_MS = 1e6;
+const CLOSING_TOKEN = { bert: '[SEP]', distilbert: '[SEP]', roberta: '</s>' };
 
 const $ = (id) => document.getElementById(id);
 const controls = {
@@ -29,13 +40,20 @@ const controls = {
 };
 
 const state = {
-  info: null, // the model's sizes, once the worker is ready
+  info: null, // the model's sizes and kind ({ architecture, causal, hasLmHead, …}), once the worker is ready
+  hubUrl: hubFromQuery(), // where Hub ids are fetched from: ?hub=, for tests against a fake Hub
+  model: BUILTIN_MODEL, // the model on screen (a model-picker.js choice)
+  loading: null, // { loadId, choice }: a model being loaded, while `model` stays on screen
+  loads: 0, // numbers the loads; messages of an older one are dropped
+  models: 0, // numbers the models made ready; a result belongs to one
+  gridAll: false, // the grid view shows every layer's heads (layer=all)
+  at: null, // the token whose next-token predictions a causal model shows, or null
   mode: 'model', // 'model' | 'toy'
   view: 'grid', // a key of VIEWS
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
   head: 0, // a head index, or 'all' (lines view only)
   toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 }, // as the toy controls' defaults in index.html
-  result: null, // the worker's answer for the current inputs
+  result: null, // { key, tokens, unknown, …, layers, traced, predictions, predictedAt } for the current inputs
   asked: 0, // numbers every change of the inputs; an answer to an older number is dropped
   busy: false, // a request is in flight
   slowTimer: 0, // reports a request that takes long, and offers to cancel it
@@ -43,33 +61,214 @@ const state = {
   current: null, // { name, view, root } on screen
 };
 
-const worker = new LimitedWorker(() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+const picker = createModelPicker({ onLoad: loadModel, onCancel: cancelLoad });
+const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent: onWorkerEvent, onRestart });
 worker.ready.then(onReady, (error) => showError(error.message));
+
+/** A fresh worker, told which model to start with: the one on screen (a restart reloads it). */
+function startWorker() {
+  const created = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  created.postMessage({ type: 'start', source: workerSource(state.model), hubUrl: state.hubUrl });
+  return created;
+}
+
+/** What the worker's engine.loadModel takes for a choice (Files cross to the worker uncopied). */
+function workerSource(choice) {
+  return choice.kind === 'hub' ? choice.id : choice.kind === 'local' ? choice.files : null;
+}
+
+/** The ?hub= of the page's address, when it is an http(s) URL (anything else is ignored). */
+function hubFromQuery() {
+  const text = new URLSearchParams(location.search).get('hub');
+  if (text === null) return undefined;
+  try {
+    const url = new URL(text);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password) return url.href;
+  } catch {
+    // not a URL: ignored
+  }
+  return undefined;
+}
+
+function runLimit(characters) {
+  const info = state.info;
+  if (!info) return timeLimit(characters);
+  const n = Math.min(info.maxTokens, characters + 2), d = info.dModel;
+  // Per layer: the Q, K, V, output and feed-forward products (about 24·n·d²) and the n × n scores (4·n²·d).
+  const flops = info.numLayers * (24 * n * d * d + 4 * n * n * d) + (info.hasLmHead ? 64 * d * info.vocabSize : 0);
+  return timeLimit(characters) + Math.ceil(flops / FLOPS_PER_MS);
+}
 
 function onReady(info) {
   state.info = info;
+  picker.refreshCache();
+  const wanted = readUrlState(location.hash).model;
+  if (info.fallback) {
+    // Only after a restart: the model on screen could not be loaded again.
+    picker.showMessage(`${Named(state.model)} could not be loaded again, so the built-in model is back: ${info.fallback}`);
+    state.model = BUILTIN_MODEL;
+    picker.select(BUILTIN_MODEL);
+  }
+  // Before the first drawing, which writes the URL: the link's model must stay in it while it loads.
+  if (wanted && !sameModel(wanted, state.model) && !state.loading) loadModel(wanted);
+  modelReady(info);
+}
+
+function modelReady(info) {
+  state.info = info;
+  state.models++;
   status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly).`);
+  $('model-status').textContent = describeModel(state.model, info);
+  showModelName();
+  state.result = null;
+  state.at = null;
   request();
 }
 
-function onAnswer(answer) {
+function describeModel(choice, info) {
+  const kind = { bert: 'BERT', distilbert: 'DistilBERT', roberta: 'RoBERTa', gpt2: 'GPT-2' }[info.architecture] ?? info.architecture;
+  const head = !info.hasLmHead ? 'no language-model head, so no predictions'
+    : info.causal ? 'causal: it predicts the next token' : `masked LM: it predicts each ${info.architecture === 'roberta' ? '<mask>' : '[MASK]'}`;
+  const where = choice.kind === 'hub' && state.hubUrl ? ` (from ${new URL(state.hubUrl).host}, not the Hugging Face Hub)` : '';
+  return `${Named(choice)}${where}: ${kind}, ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel}, ` +
+    `up to ${info.maxTokens} tokens; ${head}.`;
+}
+
+const capital = (text) => text[0].toUpperCase() + text.slice(1);
+/** A choice's name at the start of a sentence (a Hub id keeps its case). */
+const Named = (choice) => (choice.kind === 'hub' ? choice.id : capital(modelName(choice)));
+const sameModel = (a, b) => a.kind === b.kind && a.id === b.id && a.kind !== 'local';
+
+/** The header's name of the model on screen, and of the one loading. */
+function showModelName() {
+  const loading = state.loading ? `; loading ${modelName(state.loading.choice)}…` : '';
+  $('model-name').textContent = `${modelName(state.model)}${loading}`;
+}
+
+/** Starts loading `choice` in the worker; the model on screen keeps answering until it is ready. */
+function loadModel(choice) {
+  if (sameModel(choice, state.model) && !state.loading) {
+    picker.showMessage('');
+    return picker.progress(null);
+  }
+  if (state.loading) worker.post({ type: 'cancel-load', loadId: state.loading.loadId });
+  const loadId = ++state.loads;
+  state.loading = { loadId, choice, started: performance.now() };
+  picker.select(choice);
+  picker.showMessage('');
+  picker.progress(modelName(choice), null);
+  document.body.dataset.model = 'loading';
+  worker.post({ type: 'load', loadId, source: workerSource(choice), hubUrl: state.hubUrl });
+  showModelName();
+  keepInUrl();
+}
+
+function cancelLoad() {
+  if (state.loading) worker.post({ type: 'cancel-load', loadId: state.loading.loadId });
+}
+
+/** A load's progress and end, from the worker. */
+function onWorkerEvent(data) {
+  const loading = state.loading;
+  if (!loading || data.loadId !== loading.loadId) return;
+  if (data.type === 'progress') return picker.progress(modelName(loading.choice), data);
+  state.loading = null;
+  picker.progress(null);
+  showModelName();
+  if (data.type === 'loaded') {
+    state.model = loading.choice;
+    document.body.dataset.model = 'ready';
+    picker.refreshCache();
+    picker.showMessage('');
+    $('model-status').dataset.loadMs = String(Math.round(performance.now() - loading.started));
+    return modelReady(data.info);
+  }
+  document.body.dataset.model = data.aborted ? 'cancelled' : 'error';
+  picker.select(state.model);
+  picker.refreshCache();
+  const kept = `${Named(state.model)} is still loaded.`;
+  picker.showMessage(data.aborted
+    ? `Loading ${modelName(loading.choice)} was cancelled. ${kept}`
+    : `Could not load ${modelName(loading.choice)}: ${data.message.replace(/\.$/, '')}. ${kept}`);
+  keepInUrl();
+}
+
+/** A stopped run replaced the worker: its load in flight went with it, so it starts again. */
+function onRestart() {
+  worker.ready.then((info) => {
+    if (info.fallback) onReady(info);
+    else state.info = info;
+  }, () => {});
+  if (state.loading) {
+    const { loadId, choice } = state.loading;
+    worker.post({ type: 'load', loadId, source: workerSource(choice), hubUrl: state.hubUrl });
+  }
+}
+
+function onAnswer(answer, asked) {
   settled();
   if (state.stale) return request();
   if (answer.id !== state.asked) return; // the inputs changed since (the field was emptied)
   if (answer.type === 'error') return showError(`That sentence could not be run: ${answer.message}`);
-  state.result = answer;
+  const fresh = state.result?.key !== asked.key;
+  const r = fresh ? { key: asked.key, layers: [], traced: null } : state.result;
+  Object.assign(r, {
+    tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
+    // The toy layer's own mask, not the model's, is what its matrices show.
+    causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
+  });
+  if (answer.layers) r.layers = answer.layers;
+  if (answer.trace) {
+    const { layer, ...matrices } = answer.trace;
+    // One full layer at a time: the one before goes back to its weights.
+    if (r.traced !== null && r.traced !== layer && r.layers[r.traced]) r.layers[r.traced] = { numHeads: r.layers[r.traced].numHeads, weights: r.layers[r.traced].weights };
+    r.layers[layer] = matrices;
+    r.traced = layer;
+  }
+  if (answer.predictions) {
+    r.predictions = answer.predictions;
+    r.predictedAt = asked.at;
+  }
+  state.result = r;
   const n = answer.tokens.length;
-  status(`${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`);
-  notice(answer.truncated
-    ? `This text has ${answer.totalTokens} tokens, more than the model's ${state.info.maxTokens}: only the first ` +
-      `${n - 1} and the closing [SEP] are shown.`
-    : '');
-  renderTokens(answer);
-  render();
+  if (fresh) {
+    if (state.at !== null && state.at >= n - 1) state.at = null; // the chosen token is gone
+    status(`${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`);
+    const closing = CLOSING_TOKEN[state.info.architecture];
+    notice(answer.truncated
+      ? `This text has ${answer.totalTokens} tokens, more than the model's ${state.info.maxTokens}: only the first ` +
+        (closing ? `${n - 1} and the closing ${closing} are shown.` : `${n} are shown.`)
+      : '');
+  }
+  renderTokens(r);
   document.body.dataset.state = 'ready';
+  render();
 }
 
-/** Sends the current sentence to the worker, or waits until the one in flight answers. */
+/** What the inputs ask of the worker: a key naming the sentence, the mode and the model. */
+function inputsKey() {
+  return JSON.stringify([controls.sentence.value, state.mode, state.mode === 'toy' ? state.toy : null, state.models]);
+}
+
+/**
+ * The request the view on screen still needs, or null when the result holds it all: weights
+ * for new inputs, the full trace of the layer the four-steps view shows, a causal model's
+ * predictions at the chosen token.
+ */
+function missing() {
+  const key = inputsKey();
+  const r = state.result?.key === key ? state.result : null;
+  const toy = state.mode === 'toy';
+  const text = controls.sentence.value;
+  if (toy) return r ? null : { key, text, toy: { ...state.toy }, weights: false, trace: 0, at: null };
+  const layer = shownLayer();
+  const trace = state.view === 'steps' && r?.traced !== layer ? layer : null;
+  const at = state.info.causal ? state.at : null;
+  if (r && trace === null && (!r.hasLmHead || r.predictedAt === at)) return null;
+  return { key, text, toy: null, weights: !r, trace, at };
+}
+
+/** Sends what the view still needs to the worker, or waits until the request in flight answers. */
 function request() {
   if (!state.info) return;
   const text = controls.sentence.value;
@@ -84,6 +283,8 @@ function request() {
     state.stale = true;
     return;
   }
+  const asked = missing();
+  if (asked === null) return render();
   state.busy = true;
   state.stale = false;
   document.body.dataset.state = 'busy';
@@ -92,8 +293,9 @@ function request() {
     $('cancel').hidden = false;
   }, SLOW);
   const id = state.asked;
-  worker.run({ id, text, toy: state.mode === 'toy' ? { ...state.toy } : null }, text.length)
-    .then(onAnswer, (error) => onStopped(error, id, text.length));
+  const { key, ...message } = asked;
+  worker.run({ id, ...message }, text.length)
+    .then((answer) => onAnswer(answer, asked), (error) => onStopped(error, id, text.length));
 }
 
 /** The request in flight has ended, one way or another. */
@@ -117,6 +319,7 @@ function onStopped(error, id, characters) {
   state.current = null;
   $('view').replaceChildren();
   $('tokens').replaceChildren();
+  renderPredictions($('predictions'), state.info, null);
   notice('');
   keepInUrl();
   if (error.reason === 'time') {
@@ -134,13 +337,17 @@ const seconds = (ms) => `${ms < 10000 ? (ms / 1000).toFixed(1) : Math.round(ms /
 
 function render() {
   const r = state.result;
-  if (!r) return;
+  if (!r || r.key !== inputsKey()) return;
+  if (missing() !== null) return request(); // the four-steps view's layer, or the chosen token's predictions
   const layers = r.layers.length;
   // The toy has one layer; state.layer keeps the model's choice for when the user comes back.
   if (state.mode === 'model') state.layer = Math.min(state.layer, layers - 1);
   const layer = shownLayer();
   const heads = r.layers[layer].numHeads;
-  setOptions(controls.layer, Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]), layer);
+  const all = state.gridAll && state.view === 'grid' && layers > 1;
+  const layerChoices = Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]);
+  if (state.view === 'grid' && layers > 1) layerChoices.push(['all', 'All layers']);
+  setOptions(controls.layer, layerChoices, all ? 'all' : layer);
   const headChoices = Array.from({ length: heads }, (_, h) => [h, `${h + 1}`]);
   if (state.view === 'lines') headChoices.push(['all', 'All heads']);
   if (state.head !== 'all') state.head = Math.min(state.head, heads - 1);
@@ -149,13 +356,14 @@ function render() {
   $('layer-control').hidden = layers === 1;
   $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
 
-  show(state.view).update(viewData(state.view, r, layer, { head: state.head, toy: state.mode === 'toy' }));
+  show(state.view).update(viewData(state.view, r, all ? 'all' : layer, { head: state.head, toy: state.mode === 'toy' }));
+  renderPredictions($('predictions'), state.info, state.mode === 'model' ? r : null);
   keepInUrl();
 }
 
-/** The layer on screen: state.layer, within the result's layers (the toy has one). */
+/** The layer on screen: state.layer, within the model's layers (the toy has one). */
 function shownLayer() {
-  return Math.min(state.layer, (state.result?.layers.length ?? state.info?.numLayers ?? 1) - 1);
+  return Math.min(state.layer, (state.mode === 'toy' ? 1 : state.info?.numLayers ?? 1) - 1);
 }
 
 /**
@@ -163,9 +371,14 @@ function shownLayer() {
  * replaceState fires no hashchange: the page never reads back its own writes.
  */
 function keepInUrl() {
-  const { mode, view, layer, head, toy } = state;
+  const { mode, view, head, toy } = state;
+  const layer = state.gridAll && view === 'grid' ? 'all' : state.layer;
   const sentence = controls.sentence.value;
-  history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy }));
+  // The model asked for, even before it is ready: reloading the page asks for it again. A local
+  // folder cannot be named in a link.
+  const choice = state.loading?.choice ?? state.model;
+  const model = choice.kind === 'hub' ? choice.id : undefined;
+  history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy, model }));
   const note = $('link-notice');
   note.hidden = sentence.length <= MAX_SENTENCE;
   note.textContent = note.hidden ? '' : `This text is too long to share by link: it has ${count(sentence.length)} ` +
@@ -178,7 +391,9 @@ function keepInUrl() {
  * the inputs (the sentence, the mode or the toy layer) changed, which needs a new result.
  */
 function applyUrlState(hash) {
-  const { sentence, mode, view, layer, head, toy } = readUrlState(hash);
+  const { sentence, mode, view, layer, head, toy, model } = readUrlState(hash);
+  // A model named by the link is loaded once the worker is ready (onReady, onHashChange).
+  if (model && state.info && !sameModel(model, state.loading?.choice ?? state.model)) loadModel(model);
   const inputs = () => JSON.stringify([controls.sentence.value, state.mode, state.toy]);
   const before = inputs();
   if (sentence !== undefined) controls.sentence.value = sentence;
@@ -199,7 +414,11 @@ function applyUrlState(hash) {
     state[group] = value;
   }
   $('toy-controls').hidden = state.mode !== 'toy';
-  if (layer !== undefined) state.layer = layer;
+  if (layer === 'all') state.gridAll = true;
+  else if (layer !== undefined) {
+    state.layer = layer;
+    state.gridAll = false;
+  }
   if (head !== undefined) state.head = head;
   return inputs() !== before;
 }
@@ -217,7 +436,12 @@ function show(name) {
   state.current?.view.destroy();
   const root = document.createElement('div');
   $('view').replaceChildren(root);
-  const options = name === 'grid' ? { onSelectHead: (h) => { state.head = h; choose('view', 'head'); } } : {};
+  const onSelectHead = (h, layer = null) => {
+    state.head = h;
+    if (layer !== null) state.layer = layer; // from the every-layer grid, which stays for when the user comes back
+    choose('view', 'head');
+  };
+  const options = name === 'grid' ? { onSelectHead } : {};
   state.current = { name, view: VIEWS[name](root, options), root };
   return state.current.view;
 }
@@ -237,9 +461,23 @@ function onRadio(group, value) {
   render();
 }
 
-function renderTokens({ tokens, unknown }) {
+function renderTokens({ tokens, unknown, causal, hasLmHead }) {
   const list = $('tokens');
-  list.replaceChildren(...tokens.map((t, i) => tokenLabel('span', t, unknown[i])));
+  // A causal model's tokens are buttons: choosing one shows what the model expects after it.
+  const choosable = causal && hasLmHead && state.mode === 'model';
+  list.replaceChildren(...tokens.map((t, i) => {
+    const token = tokenLabel(choosable ? 'button' : 'span', t, unknown[i]);
+    if (!choosable) return token;
+    token.type = 'button';
+    token.setAttribute('aria-pressed', String(state.at === i));
+    token.setAttribute('aria-label', `${t}: show what the model expects after token ${i + 1}`);
+    token.addEventListener('click', () => {
+      state.at = state.at === i ? null : i;
+      for (const [k, b] of [...list.querySelectorAll('button.mh-token')].entries()) b.setAttribute('aria-pressed', String(state.at === k));
+      request();
+    });
+    return token;
+  }));
   if (unknown.some(Boolean)) {
     const key = document.createElement('span');
     key.className = 'tokens-key';
@@ -253,6 +491,7 @@ function showEmpty() {
   state.current = null;
   $('view').replaceChildren();
   $('tokens').replaceChildren();
+  renderPredictions($('predictions'), state.info ?? {}, null);
   status('Type a sentence (or pick an example) to see how each head attends.');
   document.body.dataset.state = 'empty';
   keepInUrl();
@@ -330,7 +569,11 @@ function start() {
   for (const input of document.querySelectorAll('input[type="radio"]')) {
     input.addEventListener('change', () => onRadio(input.name, input.value));
   }
-  controls.layer.addEventListener('change', () => { state.layer = Number(controls.layer.value); render(); });
+  controls.layer.addEventListener('change', () => {
+    state.gridAll = controls.layer.value === 'all';
+    if (!state.gridAll) state.layer = Number(controls.layer.value);
+    render();
+  });
   controls.head.addEventListener('change', () => {
     state.head = controls.head.value === 'all' ? 'all' : Number(controls.head.value);
     render();
@@ -345,6 +588,11 @@ function start() {
     if (event.key === 'Escape' && worker.busy) cancel();
   });
   wireSharing();
+  // The picker sits below the view, which stays where a reader expects it; this takes them there.
+  $('model-change').addEventListener('click', () => {
+    $('model').scrollIntoView({ block: 'center' });
+    $('model-choice').focus({ preventScroll: true });
+  });
 }
 
 function wireSharing() {
@@ -352,6 +600,7 @@ function wireSharing() {
   $('embed').addEventListener('click', () => {
     const { iframe, element, notes } = embedSnippets({
       sentence: controls.sentence.value, view: state.view, layer: shownLayer(), head: state.head, toy: state.mode === 'toy',
+      model: state.model.kind === 'hub' ? state.model.id : undefined,
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;

@@ -40,8 +40,9 @@ function excerpt(sentence) {
 /**
  * The iframe and the element that show what is on screen (the iframe's link is `href`, the
  * page's own URL), with a note for each on what of the sentence it leaves out ('' when nothing).
+ * `model` is the Hub id on screen, or undefined for the built-in model.
  */
-export function embedSnippets({ sentence, view, layer, head, toy, href = location.href }) {
+export function embedSnippets({ sentence, view, layer, head, toy, model, href = location.href }) {
   const linked = linkedSentence(sentence);
   const cut = linked.length < sentence.length
     ? `the first ${MAX_SENTENCE.toLocaleString('en')} of this sentence's ${sentence.length.toLocaleString('en')} characters`
@@ -64,7 +65,8 @@ export function embedSnippets({ sentence, view, layer, head, toy, href = locatio
     html.left && `HTML cannot hold some of its characters in an attribute: the snippet leaves out ${html.left}.`,
   ].filter(Boolean).join(' ');
   const element = `<script type="module">import 'multihead/element';</script>\n` +
-    `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}" layer="${layer + 1}" head="${heads}"></multihead-view>`;
+    `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}" layer="${layer + 1}" head="${heads}"` +
+    `${model ? ` model="${escapeHtml(model)}"` : ''}></multihead-view>`;
   return { iframe, element, notes };
 }
 

@@ -1,10 +1,13 @@
 // The page's state in its URL, after the #, so a link or an iframe opens one precise view:
 // #sentence=The+cat+sat.&view=head&layer=2&head=3 (layer and head counted from 1, as on the page;
 // head=all for every head in the lines view). In the toy mode the toy layer's settings follow:
-// &mode=toy&d=16&heads=4&causal=1&seed=7. Values that make no sense are ignored, not errors:
+// &mode=toy&d=16&heads=4&causal=1&seed=7. The grid of every layer is layer=all. A Hub model is
+// &model=gpt2 (or owner/name; model=default is the built-in model): only a valid Hub id is
+// read, so a link can name a model but never a URL to fetch. Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page. A link holds at most the first 2000
 // characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
 // is six million characters once percent-encoded.
+import { parseHubId } from '../src/hub.js';
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
@@ -28,8 +31,10 @@ export function readUrlState(hash) {
   if (sentence !== null) state.sentence = linkedSentence(sentence);
   if (Object.hasOwn(VIEWS, params.get('view') ?? '')) state.view = params.get('view');
   if (MODES.includes(params.get('mode'))) state.mode = params.get('mode');
-  const layer = counted(params.get('layer'));
+  const layer = params.get('layer') === 'all' ? 'all' : counted(params.get('layer'));
   if (layer !== null) state.layer = layer;
+  const model = modelChoice(params.get('model'));
+  if (model !== null) state.model = model;
   const head = params.get('head') === 'all' ? 'all' : counted(params.get('head'));
   if (head !== null) state.head = head;
   const toy = toySettings(params);
@@ -50,9 +55,24 @@ function toySettings(params) {
   return toy;
 }
 
-/** The hash for a state: what readUrlState reads back (the sentence cut as linkedSentence cuts it). */
-export function urlHash({ sentence, view, mode, layer, head, toy }) {
-  const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: String(layer + 1) });
+// "gpt2" → { kind: 'hub', id: 'gpt2' }, "default" → the built-in model; anything else → null.
+function modelChoice(text) {
+  if (text === null) return null;
+  if (text === 'default') return { kind: 'builtin' };
+  try {
+    parseHubId(text);
+  } catch {
+    return null;
+  }
+  return { kind: 'hub', id: text };
+}
+
+/**
+ * The hash for a state: what readUrlState reads back (the sentence cut as linkedSentence cuts it).
+ * `model` is a Hub id, or undefined for the built-in model (which the hash leaves out).
+ */
+export function urlHash({ sentence, view, mode, layer, head, toy, model }) {
+  const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
     params.set('d', String(toy.dModel));
@@ -60,6 +80,7 @@ export function urlHash({ sentence, view, mode, layer, head, toy }) {
     params.set('causal', toy.causal ? '1' : '0');
     params.set('seed', String(toy.seed));
   }
+  if (model !== undefined) params.set('model', model);
   return `#${params}`;
 }
 

@@ -6,14 +6,17 @@
 // would need a second file to host, which some authors cannot serve. It is for browsers only.
 // On the main thread nothing can stop a tokenizer that never returns (a hostile tokenizer.json):
 // the loader's pattern check and the 2000-character cap below are its only defences.
+// The model attribute is a Hub id (gpt2, owner/name) or a folder URL; elements asking for the same
+// model, however spelt, share one download and one copy in memory. It keeps every layer's
+// attention weights, and computes a layer's full trace only for the four-steps view's layer.
 import { loadEngine } from './engine.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
 import { el } from './views/dom.js';
-import { modelLayers, viewData } from './views/view-data.js';
+import { attentionLayers, tracedLayer, viewData } from './views/view-data.js';
 import { VIEWS } from './views/views.js';
 
-const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'theme', 'height'];
+const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height'];
 // Characters of sentence the element runs. The model keeps 64 tokens anyway, and tokenizing a
 // long paste on the main thread would freeze the host page for seconds.
 const MAX_SENTENCE = 2000;
@@ -40,14 +43,17 @@ const ELEMENT_CSS = `
 // Shared by every element on the page: one engine, and one loaded model per source.
 const shared = { engine: null, models: new Map() };
 
+/** The model `source` names (modelSource's), loaded once for every element that names it. */
 function sharedModel(source) {
-  const key = source ?? '';
+  const key = JSON.stringify(source ?? null);
   if (!shared.models.has(key)) {
     shared.engine ??= loadEngine().catch((error) => {
       shared.engine = null; // let a later element try again
       throw error;
     });
-    const loading = shared.engine.then((engine) => engine.loadModel(source));
+    const loading = shared.engine.then((engine) => (source === undefined
+      ? engine.loadModel()
+      : engine.loadModel(source.hub ?? source.url, source.hub ? { hubUrl: source.hubUrl } : {})));
     loading.catch(() => shared.models.delete(key));
     shared.models.set(key, loading);
   }
@@ -166,7 +172,14 @@ export class MultiheadView extends HTMLElement {
 
   async #update() {
     const sentence = this.getAttribute('sentence') ?? this.textContent.trim();
-    const source = modelSource(this.getAttribute('model'));
+    let source;
+    try {
+      source = modelSource(this.getAttribute('model'), this.getAttribute('hub-url'));
+    } catch (error) {
+      this.#state.result = null;
+      ++this.#state.asked;
+      return this.#fail(error.message);
+    }
     const key = JSON.stringify([source ?? null, sentence]);
     if (this.#state.result?.key !== key) {
       const asked = ++this.#state.asked;
@@ -186,7 +199,9 @@ export class MultiheadView extends HTMLElement {
         return;
       }
       const { tokens, unknown, truncated, totalTokens } = result;
-      this.#state.result = { key, tokens, unknown, truncated, totalTokens, layers: modelLayers(result) };
+      const causal = Boolean(result.causal);
+      // run: the engine's result, kept to compute the four-steps view's layer when it is shown.
+      this.#state.result = { key, tokens, unknown, truncated, totalTokens, causal, layers: attentionLayers(result), run: result, traced: null };
     }
     this.#draw();
   }
@@ -207,12 +222,21 @@ export class MultiheadView extends HTMLElement {
       : '');
     this.#state.shown = { view, layer, heads };
     try {
+      if (view === 'steps' && r.traced !== layer) this.#trace(layer);
       this.#viewFor(view).update(viewData(view, r, layer, { head: view === 'lines' ? heads : heads[0] }));
     } catch (error) {
       return this.#fail(error.message);
     }
     this.#state.width = this.#dom.frame.clientWidth; // after drawing, which may add a scrollbar
     this.#emit('render', { tokens: r.tokens.slice(), view, layer: layer + 1, heads: heads.map((h) => h + 1) });
+  }
+
+  // The full matrices of one layer, in place of its weights; the layer traced before goes back to its weights.
+  #trace(layer) {
+    const r = this.#state.result;
+    if (r.traced !== null) r.layers[r.traced] = { numHeads: r.layers[r.traced].numHeads, weights: r.layers[r.traced].weights };
+    r.layers[layer] = tracedLayer(r.run, layer);
+    r.traced = layer;
   }
 
   /** The height `css` gives, in pixels. */
@@ -287,10 +311,19 @@ export class MultiheadView extends HTMLElement {
   }
 }
 
-/** The model attribute as loadModel's source: absent, empty or "default" is the default model. */
-function modelSource(value) {
+/**
+ * The model attribute as { hub, hubUrl } (a Hub id) or { url } (a folder URL, made absolute, so
+ * "./m/" and "/m/" share when they are the same folder); absent, empty or "default" is the
+ * default model (undefined). A value with a scheme, or starting with /, ./ or ../, or ending with
+ * /, is a URL; anything else is a Hub id, which loadModel checks. hub-url must be http(s).
+ */
+function modelSource(value, hubUrl) {
   const text = value?.trim() ?? '';
-  return text === '' || text === 'default' ? undefined : text;
+  if (text === '' || text === 'default') return undefined;
+  if (/^[a-z][a-z0-9+.-]*:|^\.{0,2}\/|\/$/i.test(text)) return { url: new URL(text, document.baseURI).href };
+  const hub = hubUrl?.trim() || undefined;
+  if (hub !== undefined && !/^https?:\/\//i.test(hub)) throw new TypeError(`hub-url must be an http(s) URL, got "${hubUrl}"`);
+  return { hub: text, hubUrl: hub && new URL(hub).href };
 }
 
 /**

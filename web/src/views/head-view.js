@@ -139,7 +139,7 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
     state.data = data;
     dom.title.textContent = data.title ?? '';
     const side = Math.max(40, Math.min(560, root.clientWidth - LABEL_WIDTH - 8));
-    matrix.draw(data.weights, n, n, scale, { maxWidth: side, maxHeight: side });
+    matrix.draw(data.weights, n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
     matrix.element.setAttribute('aria-label',
       `${data.title ?? 'attention'}: ${n} × ${n} weights. Arrow keys move between cells, Enter pins a row.`);
     renderLabels(dom, data, matrix.cellWidth, pin, () => state.pinned);

@@ -2,6 +2,8 @@
 // the data or the size changes) under an overlay canvas for marks (hover, focus, pinned rows).
 // Keeping marks on their own canvas is what keeps hovering cheap at 512 × 512: a mark repaints a
 // few rectangles, never the matrix. It handles no events; views ask cellAt() and call mark().
+// A causal model's attention is zero above the diagonal by construction, not by what it learned:
+// { causal: true } hatches that triangle, so it does not read as "looks at nothing there".
 import { formatNumber, matrixImage, textColorOn } from './colormap.js';
 
 const MIN_NUMBER_CELL = 26; // CSS px: below this, numbers in cells would not fit
@@ -28,8 +30,11 @@ export class MatrixCanvas {
     this.cellHeight = 0;
   }
 
-  /** Draws a (rows × cols) row-major matrix on `scale`; `sizes` overrides the constructor's sizes. */
-  draw(values, rows, cols, scale, sizes = {}) {
+  /**
+   * Draws a (rows × cols) row-major matrix on `scale`; `sizes` overrides the constructor's sizes;
+   * `causal` hatches the masked cells above the diagonal.
+   */
+  draw(values, rows, cols, scale, { causal = false, ...sizes } = {}) {
     const { maxWidth, maxHeight, maxCell, square, numbers } = { ...this.options, ...sizes };
     let w = Math.min(maxCell, maxWidth / cols);
     let h = Math.min(maxCell, maxHeight / rows);
@@ -49,8 +54,36 @@ export class MatrixCanvas {
     const ctx = this.base.getContext('2d');
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(pixels, 0, 0, this.base.width, this.base.height);
+    if (causal) this.#hatchMasked(ctx, dpr);
     if (numbers && w >= MIN_NUMBER_CELL && h >= MIN_NUMBER_CELL * 0.6) this.#drawNumbers(ctx, dpr);
     this.mark({});
+  }
+
+  // One staircase path over the cells (r, c > r), filled with a grey diagonal hatch: one fill at
+  // any size, so a 512-token matrix costs what a 5-token one does.
+  #hatchMasked(ctx, dpr) {
+    const { rows, cols, cellWidth: w, cellHeight: h } = this;
+    const tile = new OffscreenCanvas(6, 6);
+    const t = tile.getContext('2d');
+    t.strokeStyle = 'rgb(128 128 128 / 0.55)';
+    t.lineWidth = 1.5;
+    t.beginPath();
+    t.moveTo(0, 6);
+    t.lineTo(6, 0);
+    t.stroke();
+    ctx.save();
+    ctx.scale(dpr, dpr);
+    ctx.beginPath();
+    ctx.moveTo(w, 0);
+    for (let r = 0; r < Math.min(rows, cols - 1); r++) {
+      ctx.lineTo((r + 1) * w, (r + 1) * h);
+      ctx.lineTo((r + 2) * w, (r + 1) * h);
+    }
+    ctx.lineTo(cols * w, 0);
+    ctx.closePath();
+    ctx.fillStyle = ctx.createPattern(tile, 'repeat');
+    ctx.fill();
+    ctx.restore();
   }
 
   #drawNumbers(ctx, dpr) {

@@ -1,7 +1,9 @@
-// What the views draw, taken from the engine's results: every matrix of a layer as plain arrays,
-// and the data one view needs from a list of such layers. The page (through its worker) and the
-// <multihead-view> element both use it, so a view shows the same numbers wherever it is embedded.
-// It computes nothing and touches no page.
+// What the views draw, taken from the engine's results: every layer's attention weights, every
+// matrix of one layer as plain arrays, and the data one view needs from a list of such layers.
+// The page (through its worker) and the <multihead-view> element both use it, so a view shows the
+// same numbers wherever it is embedded. It touches no page. Only the four-steps view needs a
+// layer's full trace, which the engine computes when asked: callers ask for the layer on screen,
+// never for all of them (twelve full traces of BERT-base at 512 tokens are hundreds of MB).
 
 /** Every matrix of one layer's attention, copied out of `trace` (an AttentionTrace). */
 export function layerMatrices(trace, input) {
@@ -21,26 +23,42 @@ export function layerMatrices(trace, input) {
   };
 }
 
-/** Every layer of a model.run() result, as layerMatrices. */
-export function modelLayers(result) {
-  return Array.from({ length: result.layers }, (_, l) => layerMatrices(result.trace(l), result.layerInput(l)));
+/** Every layer's attention weights of a model.run() result: [{ numHeads, weights: (n, n) per head }]. */
+export function attentionLayers(result) {
+  return Array.from({ length: result.layers }, (_, l) => ({
+    numHeads: result.heads,
+    weights: Array.from({ length: result.heads }, (_, h) => result.attention(l, h)),
+  }));
+}
+
+/** Layer `layer` of a model.run() result with all its matrices (the engine computes them now). */
+export function tracedLayer(result, layer) {
+  return layerMatrices(result.trace(layer), result.layerInput(layer));
 }
 
 /**
  * What view `view` ('grid', 'head', 'lines' or 'steps') draws for layer `index`: `result` holds
- * { tokens, unknown, layers } (layers as layerMatrices), `head` is a head index, a list of them
- * (lines view) or 'all'; `toy` names the layer as the page's toy layer and prints numbers.
+ * { tokens, unknown, layers } (layers as attentionLayers, and as layerMatrices for the steps
+ * view's layer), `head` is a head index, a list of them (lines view) or 'all'; `toy` names the
+ * layer as the page's toy layer and prints numbers. The grid takes index 'all': every layer's heads.
+ * `result.causal` marks a causal model's masked triangle.
  */
 export function viewData(view, result, index, { head = 0, toy = false } = {}) {
   const { tokens, unknown } = result;
+  const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
+  if (index === 'all') {
+    if (view !== 'grid') throw new RangeError(`only the grid view shows every layer, not the ${view} view`);
+    const rows = result.layers.map((l, i) => ({ title: `Layer ${i + 1}`, weights: l.weights }));
+    return { tokens, unknown, rows, title: 'Every layer', causal };
+  }
   const layer = result.layers[index];
   const where = toy ? 'Toy layer' : `Layer ${index + 1}`;
   const heads = head === 'all' ? layer.weights.map((_, h) => h) : [head].flat();
   switch (view) {
     case 'grid':
-      return { tokens, unknown, weights: layer.weights, title: where };
+      return { tokens, unknown, weights: layer.weights, title: where, causal };
     case 'head':
-      return { tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}` };
+      return { tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal };
     case 'lines':
       return { tokens, unknown, weights: layer.weights, heads };
     default:

@@ -1,0 +1,220 @@
+// The page's model controls: the built-in model, the Hub presets with their download sizes, a Hub
+// id typed in, a local folder (the directory picker, or drag-and-drop of the three files), the
+// progress of a load with its Cancel button, and the models downloaded into the browser's cache
+// with a Delete button each. It loads nothing itself: it hands a choice to onLoad and shows what
+// main.js tells it. Every text it shows goes in as textContent: ids, file names and messages may
+// come from a URL or from a server.
+import { parseHubId } from '../src/hub.js';
+import { deleteCachedModel, listCachedModels } from '../src/model-cache.js';
+import { filesOfDirectoryHandle, filesOfDrop, modelFilesFrom } from './model-files.js';
+
+/** The Hub models the page offers by name, with the size of their model.safetensors. */
+export const PRESETS = [
+  { id: 'bert-base-uncased', megabytes: 440, note: 'masked LM' },
+  { id: 'distilbert-base-uncased', megabytes: 268, note: 'masked LM' },
+  { id: 'roberta-base', megabytes: 499, note: 'masked LM' },
+  { id: 'gpt2', megabytes: 548, note: 'next token' },
+  { id: 'distilgpt2', megabytes: 353, note: 'next token' },
+];
+const OTHER = 'other';
+const BUILTIN = 'builtin';
+
+/** A choice of model: { kind: 'builtin' } | { kind: 'hub', id } | { kind: 'local', files, name }. */
+export const BUILTIN_MODEL = Object.freeze({ kind: BUILTIN });
+
+/** How a choice is named in sentences. */
+export function modelName(choice) {
+  if (choice.kind === 'hub') return choice.id;
+  if (choice.kind === 'local') return choice.name ? `the model folder "${choice.name}"` : 'the model files you dropped';
+  return 'the built-in model';
+}
+
+const mb = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1);
+
+export function createModelPicker({ onLoad, onCancel }) {
+  const $ = (id) => document.getElementById(id);
+  const dom = {
+    choice: $('model-choice'), id: $('model-id'), idError: $('model-id-error'), load: $('model-load'),
+    folder: $('model-folder'), folderInput: $('model-folder-input'), progress: $('model-progress'),
+    bar: $('model-bar'), bytes: $('model-bytes'), cancel: $('model-cancel'), message: $('model-message'),
+    cache: $('model-cache'), cacheList: $('model-cache-list'), cacheSummary: $('model-cache-summary'), drop: $('drop-target'),
+  };
+  for (const { id, megabytes, note } of PRESETS) {
+    dom.choice.querySelector('optgroup').append(new Option(`${id} (${note}, ${megabytes} MB)`, id));
+  }
+  dom.choice.querySelector('optgroup').append(new Option('Another Hub model…', OTHER));
+
+  dom.choice.addEventListener('change', () => {
+    dom.id.hidden = dom.choice.value !== OTHER;
+    clearIdError();
+    if (!dom.id.hidden) dom.id.focus();
+  });
+  dom.id.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') chooseSelected();
+  });
+  dom.id.addEventListener('input', clearIdError);
+  dom.load.addEventListener('click', chooseSelected);
+  dom.cancel.addEventListener('click', () => onCancel());
+  dom.folder.addEventListener('click', openFolder);
+  dom.folderInput.addEventListener('change', () => {
+    const files = [...dom.folderInput.files];
+    dom.folderInput.value = '';
+    if (files.length === 0) return;
+    const folder = files[0].webkitRelativePath.split('/')[0];
+    localChoice(files, folder ? `the folder "${folder}"` : 'the folder', folder);
+  });
+  wireDrop();
+
+  function chooseSelected() {
+    const value = dom.choice.value;
+    if (value === BUILTIN) return onLoad(BUILTIN_MODEL);
+    if (value !== OTHER) return onLoad({ kind: 'hub', id: value });
+    const text = dom.id.value.trim();
+    try {
+      parseHubId(text);
+    } catch (error) {
+      dom.id.setAttribute('aria-invalid', 'true');
+      dom.idError.hidden = false;
+      dom.idError.textContent = text === '' ? 'Type a Hub model id, such as bert-base-cased or owner/name.' : error.message;
+      return dom.id.focus();
+    }
+    onLoad({ kind: 'hub', id: text });
+  }
+
+  function clearIdError() {
+    dom.id.removeAttribute('aria-invalid');
+    dom.idError.hidden = true;
+  }
+
+  async function openFolder() {
+    // The directory picker asks no upload question and reads only the files needed; browsers
+    // without it (Firefox, Safari) get the input, which reads the folder's file list.
+    if (typeof window.showDirectoryPicker !== 'function') return dom.folderInput.click();
+    let directory;
+    try {
+      directory = await window.showDirectoryPicker({ id: 'multihead-model', mode: 'read' });
+    } catch (error) {
+      if (error.name === 'AbortError') return; // the user closed the picker
+      return dom.folderInput.click(); // refused here (an iframe without permission): try the input
+    }
+    try {
+      localChoice(await filesOfDirectoryHandle(directory), `the folder "${directory.name}"`, directory.name);
+    } catch (error) {
+      showMessage(`That folder could not be read: ${error.message}`);
+    }
+  }
+
+  function localChoice(files, where, name) {
+    let picked;
+    try {
+      picked = modelFilesFrom(files, where);
+    } catch (error) {
+      return showMessage(error.message);
+    }
+    onLoad({ kind: 'local', files: picked, name });
+  }
+
+  // Drops anywhere on the page; the target outline shows only while files are dragged over it.
+  function wireDrop() {
+    let depth = 0;
+    const hasFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
+    document.addEventListener('dragenter', (event) => {
+      if (!hasFiles(event)) return;
+      depth++;
+      dom.drop.hidden = false;
+    });
+    document.addEventListener('dragleave', () => {
+      if (depth > 0 && --depth === 0) dom.drop.hidden = true;
+    });
+    document.addEventListener('dragover', (event) => {
+      if (hasFiles(event)) event.preventDefault(); // allows the drop
+    });
+    document.addEventListener('drop', async (event) => {
+      if (!hasFiles(event)) return;
+      event.preventDefault(); // or the browser opens the file
+      depth = 0;
+      dom.drop.hidden = true;
+      try {
+        const { files, where, name } = await filesOfDrop(event.dataTransfer);
+        localChoice(files, where, name);
+      } catch (error) {
+        showMessage(`The dropped files could not be read: ${error.message}`);
+      }
+    });
+  }
+
+  /** Lists the downloaded models with their sizes and a Delete button each. */
+  async function refreshCache() {
+    let models;
+    try {
+      models = await listCachedModels();
+    } catch {
+      models = []; // no Cache API here (an insecure origin): nothing to list
+    }
+    dom.cache.hidden = models.length === 0;
+    const total = models.reduce((sum, m) => sum + m.bytes, 0);
+    dom.cacheSummary.textContent = `Downloaded models: ${models.length}, ${mb(total)} MB`;
+    dom.cacheList.replaceChildren(...models.map((model) => {
+      const item = document.createElement('li');
+      const name = document.createElement('span');
+      name.className = 'mh-token';
+      name.textContent = model.revision === 'main' ? model.id : `${model.id} @ ${model.revision}`;
+      name.title = `${model.hubUrl}: ${model.files.map((f) => f.file).join(', ')}`;
+      const size = document.createElement('span');
+      size.textContent = `${mb(model.bytes)} MB`;
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.textContent = 'Delete';
+      remove.setAttribute('aria-label', `Delete the downloaded ${name.textContent} (${size.textContent})`);
+      remove.addEventListener('click', async () => {
+        remove.disabled = true;
+        await deleteCachedModel(model).catch((error) => showMessage(`${name.textContent} could not be deleted: ${error.message}`));
+        refreshCache();
+        dom.cacheSummary.focus();
+      });
+      item.append(name, size, remove);
+      return item;
+    }));
+  }
+
+  function showMessage(text) {
+    dom.message.textContent = text;
+    dom.message.hidden = text === '';
+  }
+
+  return {
+    /** Shows `choice` in the controls, as if the user had picked it. */
+    select(choice) {
+      const preset = choice.kind === 'hub' && PRESETS.some((p) => p.id === choice.id);
+      dom.choice.value = choice.kind === BUILTIN ? BUILTIN : preset ? choice.id : choice.kind === 'hub' ? OTHER : dom.choice.value;
+      dom.id.hidden = dom.choice.value !== OTHER;
+      if (choice.kind === 'hub' && !preset) dom.id.value = choice.id;
+    },
+
+    /** Shows a load in flight ({ file, loaded, total } once bytes arrive), or hides it (null). */
+    progress(what, event) {
+      dom.progress.hidden = what === null;
+      dom.load.disabled = what !== null;
+      if (what === null) {
+        // The button disappears under the keyboard's focus: give it to the control next to it.
+        if (document.activeElement === dom.cancel) dom.choice.focus();
+        return;
+      }
+      if (!event) {
+        dom.bar.removeAttribute('value');
+        dom.bytes.textContent = `Loading ${what}…`;
+        return;
+      }
+      const { file, loaded, total } = event;
+      if (total) {
+        dom.bar.max = total;
+        dom.bar.value = loaded;
+      } else dom.bar.removeAttribute('value');
+      dom.bytes.textContent = `${what}: ${file} ${mb(loaded)}${total ? ` / ${mb(total)}` : ''} MB`;
+    },
+
+    showMessage,
+
+    refreshCache,
+  };
+}
