@@ -15,7 +15,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
-import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 
 // What a browser on another origin may read of the answers; Content-Length is safelisted already,
@@ -236,13 +235,26 @@ async function sendBytes(res, file, start, end, throttle) {
   try {
     for await (const chunk of chunks) {
       if (closed) break;
-      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(chunk)) await drained(res);
       if (throttle?.bytesPerSecond) await new Promise((done) => setTimeout(done, (chunk.length / throttle.bytesPerSecond) * 1000));
     }
   } finally {
     chunks.destroy?.();
   }
   if (!closed) res.end();
+}
+
+/** Resolves when `res` drains or closes, removing both listeners either way (once() per write would pile them up). */
+function drained(res) {
+  return new Promise((done) => {
+    const finish = () => {
+      res.off('drain', finish);
+      res.off('close', finish);
+      done();
+    };
+    res.on('drain', finish);
+    res.on('close', finish);
+  });
 }
 
 function* sliceChunks(bytes, start, end, chunkSize) {
