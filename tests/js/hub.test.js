@@ -625,16 +625,19 @@ describe('model-cache.js', () => {
       }
     });
 
+    // A cached fetch answers at once; the download's failures arrive as the body is read.
+    const body = (promise) => promise.then((response) => response.arrayBuffer());
+
     test('an aborted download rejects with the AbortError and leaves no entry', async () => {
       const { cache } = useMemoryCache();
       const slow = await startFakeHub({ repos: { big: { files: { 'model.safetensors': BIG_WEIGHTS } } }, throttle: { bytesPerSecond: 200000, chunkSize: 4000 } });
       try {
         const controller = new AbortController();
         const events = [];
-        const promise = load('big', 'model.safetensors', {
+        const promise = body(load('big', 'model.safetensors', {
           signal: controller.signal,
           onProgress: (e) => { events.push(e); if (e.loaded >= 20000) controller.abort(); },
-        }, slow.url);
+        }, slow.url));
         const error = await promise.catch((e) => e);
         expect(error).toBe(controller.signal.reason);
         expect(error.name).toBe('AbortError');
@@ -654,7 +657,7 @@ describe('model-cache.js', () => {
         res.write(Buffer.alloc(100), () => res.destroy());
       });
       try {
-        await expect(load('x', 'model.safetensors', {}, server.url)).rejects.toThrow();
+        await expect(body(load('x', 'model.safetensors', {}, server.url))).rejects.toThrow();
         expect(cache.entries.size).toBe(0);
       } finally {
         await server.close();
@@ -668,7 +671,7 @@ describe('model-cache.js', () => {
         res.write(Buffer.alloc(100), () => res.destroy());
       });
       try {
-        await expect(load('x', 'model.safetensors', {}, server.url)).rejects.toThrow();
+        await expect(body(load('x', 'model.safetensors', {}, server.url))).rejects.toThrow();
         expect(cache.entries.size).toBe(0);
       } finally {
         await server.close();
@@ -678,16 +681,42 @@ describe('model-cache.js', () => {
     test('an onProgress that throws rejects with its error and leaves no entry', async () => {
       const { cache } = useMemoryCache();
       const oops = new Error('progress bar is gone');
-      await expect(load('tiny', 'model.safetensors', { onProgress: () => { throw oops; } })).rejects.toBe(oops);
+      await expect(body(load('tiny', 'model.safetensors', { onProgress: () => { throw oops; } }))).rejects.toBe(oops);
       expect(cache.entries.size).toBe(0);
     });
 
-    test('a full cache: the file is fetched again and given uncached', async () => {
+    test('a full cache: the reader still gets the whole file from its one download, and nothing is stored', async () => {
       const { cache } = useMemoryCache(10);
       const response = await load('tiny', 'model.safetensors');
       expect(Buffer.from(await response.arrayBuffer()).equals(WEIGHTS)).toBe(true);
       expect(cache.entries.size).toBe(0);
-      expect(cdnRequests()).toHaveLength(2);
+      expect(cdnRequests()).toHaveLength(1);
+    });
+
+    test('the cache and the reader advance together: a reader that stops holds the download', async () => {
+      useMemoryCache();
+      const slow = await startFakeHub({ repos: { big: { files: { 'model.safetensors': BIG_WEIGHTS } } } });
+      try {
+        const events = [];
+        const response = await load('big', 'model.safetensors', { onProgress: (e) => events.push(e.loaded) }, slow.url);
+        const reader = response.body.getReader();
+        const first = await reader.read();
+        await new Promise((done) => setTimeout(done, 200)); // the cache alone would read it all by now
+        // What was read, one chunk queued for each side, and the one being read: never the file.
+        expect(events.at(-1)).toBeLessThanOrEqual(first.value.byteLength + 3 * 65536);
+        expect(events.at(-1)).toBeLessThan(BIG_WEIGHTS.length);
+        await reader.cancel();
+      } finally {
+        await slow.close();
+      }
+    });
+
+    test('a reader that cancels part-way leaves no entry', async () => {
+      const { cache } = useMemoryCache();
+      const response = await load('tiny', 'model.safetensors');
+      await response.body.cancel(new Error('the load failed'));
+      await new Promise((done) => setTimeout(done, 50));
+      expect(cache.entries.size).toBe(0);
     });
 
     test('without `model` nothing is stored', async () => {

@@ -1,10 +1,10 @@
 // The browser's Cache API as multihead's model store: a cache-first fetch that stores a Hub file's
-// full response while it downloads, the list of cached models with their sizes, and deleting one.
+// full response while its reader reads it, the list of cached models with their sizes, and deleting one.
 // Where there is no Cache API (Node, insecure contexts, some private windows) every function
 // answers as an empty cache and cacheFetch simply fetches.
 // It deliberately does not decide what to fetch (hub.js and the engine do), never holds a file's
-// body in JavaScript memory (the body streams into the cache and is read back from it), and never
-// keeps a partial file: a download that fails or is aborted leaves no entry.
+// body in JavaScript memory (the body goes to the cache and to its reader chunk by chunk, in
+// step), and never keeps a partial file: a download that fails or is aborted leaves no entry.
 
 import { hubBase } from './hub.js';
 
@@ -120,13 +120,14 @@ function modelOf(response) {
 }
 
 /**
- * The response for `url` from the cache; else `fetcher(url, { signal })`'s, streamed into the
- * cache while onProgress({ loaded, total }) counts its bytes, then read back from the cache. Only
+ * The response for `url` from the cache; else `fetcher(url, { signal })`'s, whose body goes into
+ * the cache and to the caller at the same pace while onProgress({ loaded, total }) counts its
+ * bytes: the caller reads the file as it downloads, and reading it to its end also means it is
+ * stored (or the cache refused it, when storage is full: the caller still gets every byte). Only
  * files named by `model` ({ hubUrl, id, revision, file }) are stored, so that every entry can be
  * listed and deleted; without it, or without a Cache API, the fetched response is returned with
- * its body counted as it is read. A download that breaks off or is aborted rejects with its error
- * (the signal's reason when aborted) and leaves no entry. When the cache refuses to store the file
- * (storage full), it is fetched once more, uncached.
+ * its body counted as it is read. A download that breaks off, is aborted, or is cancelled by its
+ * reader errors the body with that error (the signal's reason when aborted) and leaves no entry.
  */
 export async function cacheFetch(url, fetcher, { signal, onProgress, model } = {}) {
   const key = String(url);
@@ -146,22 +147,94 @@ export async function cacheFetch(url, fetcher, { signal, onProgress, model } = {
     if (value !== null) headers.set(name, value);
   }
   if (total !== null) headers.set(BYTES_HEADER, String(total));
-  const state = {};
-  const counted = countingStream(response.body, { total, onProgress, signal }, state);
-  try {
-    await cache.put(key, new Response(counted, { status: 200, headers }));
-  } catch (error) {
-    // A put whose body errored stores nothing; deleting as well covers an implementation that
-    // would keep what it had.
+  const pair = inStep(countingStream(response.body, { total, onProgress, signal }, {}));
+  // A put whose body errored stores nothing; deleting as well covers an implementation that would
+  // keep what it had.
+  pair.storing(cache.put(key, new Response(pair.forStore, { status: 200, headers })).then(() => true, async () => {
     await cache.delete(key).catch(() => {});
-    if (signal?.aborted) throw signal.reason;
-    if (state.error) throw state.error;
-    // The download was whole but the cache refused it (quota): the body is spent, so fetch again.
-    return uncached(await fetcher(key, { signal }), { signal, onProgress });
-  }
-  const stored = await match(cache, key);
-  // Evicted as soon as stored (storage pressure): fetch again rather than fail.
-  return stored ?? uncached(await fetcher(key, { signal }), { signal, onProgress });
+    return false;
+  }));
+  return new Response(pair.forReader, { status: 200, headers });
+}
+
+/**
+ * Two streams of `source`'s chunks that advance together, one for cache.put and one for the
+ * caller: the next chunk is read only when both have taken the last, so neither runs ahead and at
+ * most one chunk waits in memory (tee() would queue the whole file for the slower side). The
+ * caller's stream ends only once the put has settled (storing() hands it over), so a file read to
+ * its end is in the cache; when the put gives up first, the caller reads on alone. An error of
+ * the source, or the caller cancelling, errors both, so the put stores nothing.
+ */
+function inStep(source) {
+  const reader = source.getReader();
+  const side = () => ({ controller: null, wants: null, gone: false });
+  const store = side(), caller = side();
+  let stored = null;
+  const ready = (s) => (s.gone || s.controller.desiredSize > 0 ? null : new Promise((wake) => { s.wants = wake; }));
+  const wake = (s) => {
+    s.wants?.();
+    s.wants = null;
+  };
+  const end = (s, error) => {
+    if (!s.gone) s.controller.error(error);
+    s.gone = true;
+    wake(s);
+  };
+  // The put is failed first and the caller told only once it has settled, so by the time a
+  // reader sees the error, nothing of the file is left in the cache.
+  const fail = async (error) => {
+    end(store, error);
+    reader.cancel(error).catch(() => {});
+    await stored;
+    end(caller, error);
+  };
+  const stream = (s, onCancel) => new ReadableStream({
+    start(controller) { s.controller = controller; },
+    pull() { wake(s); },
+    cancel(reason) {
+      s.gone = true;
+      wake(s);
+      onCancel(reason);
+    },
+  }, { highWaterMark: 1 });
+  const forStore = stream(store, () => {}); // the put gave up: the caller reads on alone
+  const forReader = stream(caller, (reason) => {
+    end(store, reason);
+    reader.cancel(reason).catch(() => {});
+  });
+
+  (async () => {
+    try {
+      for (;;) {
+        await Promise.all([ready(store), ready(caller)]);
+        if (caller.gone) return;
+        const { done, value } = await reader.read();
+        if (done) {
+          if (!store.gone) store.controller.close();
+          await stored;
+          if (!caller.gone) caller.controller.close();
+          return;
+        }
+        if (!store.gone) store.controller.enqueue(value);
+        if (!caller.gone) caller.controller.enqueue(value);
+      }
+    } catch (error) {
+      await fail(error);
+    }
+  })();
+  return {
+    forStore,
+    forReader,
+    storing(put) {
+      stored = put;
+      put.then((ok) => {
+        if (!ok) {
+          store.gone = true;
+          wake(store);
+        }
+      });
+    },
+  };
 }
 
 /** A cached file's size: the size recorded when it was stored, else its body counted (streamed). */

@@ -78,12 +78,18 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     throw node ? new TypeError(`${error.message} (a folder path must be absolute or start with ./ or ../)`) : error;
   }
   const where = { hubUrl, id, revision };
-  const fetchFile = (file) => cacheFetch(hubFileUrl({ ...where, file }), (url, options) => hubFetch(url, { ...where, file, ...options }), {
+  // Progress of the two JSON files is the download's; the weights' is counted as they stream
+  // into WASM (weights-stream.js), which with the cache is the download's pace too.
+  const fetchFile = (file, onProgress) => cacheFetch(hubFileUrl({ ...where, file }), (url, options) => hubFetch(url, { ...where, file, ...options }), {
     signal,
     model: { ...where, file },
-    onProgress: ({ loaded, total }) => progress?.(file, loaded, total ?? loaded),
+    onProgress,
   });
-  const text = async (file) => new TextDecoder().decode(new Uint8Array(await (await fetchFile(file)).arrayBuffer()));
+  const text = async (file) => {
+    const bytes = new Uint8Array(await (await fetchFile(file, ({ loaded, total }) => progress?.(file, loaded, total ?? loaded))).arrayBuffer());
+    progress?.(file, bytes.byteLength, bytes.byteLength);
+    return new TextDecoder().decode(bytes);
+  };
   const results = await Promise.allSettled([text('config.json'), text('tokenizer.json')]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
@@ -95,7 +101,6 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     config: configText,
     tokenizer: plainCopy(parseJson(tokenizerText, 'tokenizer.json'), 'tokenizer.json'),
     weights: {
-      reportsProgress: true,
       async header() {
         const cached = await cachedResponse(weightsUrl);
         return cached ? readSafetensorsHeaderFromStream(cached.body, label) : readSafetensorsHeader(ranged, { label, signal });

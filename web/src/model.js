@@ -48,9 +48,10 @@ export class Model {
     let native;
     try {
       tokenizer.checkVocabularySize(info.config.vocabSize);
-      // A Hub source reports its own download's progress (model-files.js); others are read here.
-      const onProgress = files.weights.reportsProgress ? undefined : (loaded, total) => progress?.('model.safetensors', loaded, total);
-      native = await streamInto(module, loader, info, files.weights, { signal, onProgress });
+      native = await streamInto(module, loader, info, files.weights, {
+        signal,
+        onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
+      });
     } finally {
       loader.delete(); // an aborted or refused load leaves nothing in WASM memory
     }
