@@ -282,3 +282,40 @@ test('elements naming the same Hub id share one download; hub-url must be http(s
   await page.close();
   await hub.close();
 }, 120000);
+
+test('a model no element uses any more is freed: moving an element keeps it, removing the last frees it', async () => {
+  const hub = await fakeHub();
+  const { page, problems } = await browser.open(`${repoServer.url}tests/e2e/pages/hub-element.html`);
+  await page.waitForFunction(() => window.__done);
+  await page.evaluate(() => caches.delete('multihead-models'));
+  const downloads = () => hub.requests.filter((r) => r.server === 'cdn' && r.path.endsWith('/model.safetensors') && r.range === null).length;
+  const show = (id) => page.evaluate(({ hubUrl, id }) => new Promise((resolve) => {
+    const element = document.createElement('multihead-view');
+    element.id = 'shown';
+    element.setAttribute('model', id);
+    element.setAttribute('hub-url', hubUrl);
+    element.setAttribute('sentence', 'The old man saw the river.');
+    element.addEventListener('render', () => resolve(element.state), { once: true });
+    document.body.append(element);
+  }), { hubUrl: hub.url, id: 'multihead-test/gpt2-legacy' });
+  expect(await show()).toBe('ready');
+  expect(downloads()).toBe(1);
+  // Without the cache, every load of the model is a download the fake Hub sees.
+  await page.evaluate(() => caches.delete('multihead-models'));
+  // Moved: disconnected and connected again at once, as a framework re-rendering a page does.
+  await page.evaluate(() => { const e = document.getElementById('shown'); document.body.prepend(e); });
+  await page.waitForTimeout(6000); // past the element's release delay of 5 s
+  await page.evaluate(() => { document.getElementById('shown').setAttribute('sentence', 'The river.'); });
+  await page.waitForFunction(() => document.getElementById('shown').tokens?.length === 3);
+  expect(downloads()).toBe(1);
+  // Removed: once no element uses the model it is disposed, so the next element loads it again.
+  await page.evaluate(() => document.getElementById('shown').remove());
+  await page.waitForTimeout(6000);
+  hub.requests.length = 0;
+  expect(await show()).toBe('ready');
+  expect(downloads()).toBe(1);
+  expect(real(problems)).toEqual([]);
+  await page.close();
+  await hub.close();
+}, 120000);
+

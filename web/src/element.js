@@ -7,9 +7,11 @@
 // On the main thread nothing can stop a tokenizer that never returns (a hostile tokenizer.json):
 // the loader's pattern check and the 2000-character cap below are its only defences.
 // The model attribute is a Hub id (gpt2, owner/name) or a folder URL; elements asking for the same
-// model, however spelt, share one download and one copy in memory. It keeps every layer's
-// attention weights, and computes a layer's full trace only for the four-steps view's layer.
+// model share one download and one copy in memory, which is freed (or its download stopped) once
+// no element on the page has used it for a few seconds. It keeps every layer's attention weights,
+// and computes a layer's full trace only for the four-steps view's layer.
 import { loadEngine } from './engine.js';
+import { DEFAULT_HUB_URL, hubBase, isHubId } from './hub.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
 import { el } from './views/dom.js';
@@ -17,7 +19,7 @@ import { attentionLayers, tracedLayer, viewData } from './views/view-data.js';
 import { VIEWS } from './views/views.js';
 
 const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height'];
-// Characters of sentence the element runs. The model keeps 64 tokens anyway, and tokenizing a
+// Characters of sentence the element runs: a tutorial's sentence is far shorter, and tokenizing a
 // long paste on the main thread would freeze the host page for seconds.
 const MAX_SENTENCE = 2000;
 // The tallest frame the element draws. Browsers accept lengths such as 1e20px and clamp them
@@ -40,24 +42,45 @@ const ELEMENT_CSS = `
 :host([data-state="error"]) .status { color: var(--mh-warn); }
 `;
 
-// Shared by every element on the page: one engine, and one loaded model per source.
-const shared = { engine: null, models: new Map() };
+// Shared by every element on the page: one engine, and one loaded model per source, with the
+// elements using it. A model no element uses is freed after RELEASE_MS, not at once, so an element
+// moved in the page (disconnected, then connected again) keeps its model.
+const shared = { engine: null, models: new Map() }; // key → { loading, users: Set, controller, timer }
+const RELEASE_MS = 5000;
 
-/** The model `source` names (modelSource's), loaded once for every element that names it. */
-function sharedModel(source) {
+/** The model `source` names (modelSource's) for `user`, loaded once for every element that names it. */
+function sharedModel(source, user) {
   const key = JSON.stringify(source ?? null);
-  if (!shared.models.has(key)) {
+  releaseModel(user, key);
+  let entry = shared.models.get(key);
+  if (!entry) {
     shared.engine ??= loadEngine().catch((error) => {
       shared.engine = null; // let a later element try again
       throw error;
     });
-    const loading = shared.engine.then((engine) => (source === undefined
-      ? engine.loadModel()
-      : engine.loadModel(source.hub ?? source.url, source.hub ? { hubUrl: source.hubUrl } : {})));
-    loading.catch(() => shared.models.delete(key));
-    shared.models.set(key, loading);
+    const controller = new AbortController();
+    const options = { signal: controller.signal, ...(source?.hub ? { hubUrl: source.hubUrl } : {}) };
+    const loading = shared.engine.then((engine) => engine.loadModel(source === undefined ? undefined : source.hub ?? source.url, options));
+    entry = { loading, users: new Set(), controller, timer: 0 };
+    loading.catch(() => shared.models.get(key) === entry && shared.models.delete(key));
+    shared.models.set(key, entry);
   }
-  return shared.models.get(key);
+  clearTimeout(entry.timer);
+  entry.users.add(user);
+  return entry.loading;
+}
+
+/** `user` no longer uses its models (but the one keyed `keep`); one that nobody uses is freed soon. */
+function releaseModel(user, keep = null) {
+  for (const [key, entry] of shared.models) {
+    if (key === keep || !entry.users.delete(user) || entry.users.size) continue;
+    entry.timer = setTimeout(() => {
+      if (entry.users.size || shared.models.get(key) !== entry) return;
+      shared.models.delete(key);
+      entry.controller.abort(); // a download still running stops, and frees what it loaded
+      entry.loading.then((model) => model.dispose(), () => {});
+    }, RELEASE_MS);
+  }
 }
 
 export class MultiheadView extends HTMLElement {
@@ -65,7 +88,7 @@ export class MultiheadView extends HTMLElement {
 
   #state = {
     status: 'loading', // 'loading' | 'empty' | 'ready' | 'error'
-    result: null, // { key, tokens, unknown, layers, truncated, totalTokens } for the current sentence and model
+    result: null, // { key, source, tokens, unknown, layers, truncated, totalTokens, causal, run, traced } for the current sentence and model
     shown: null, // { view, layer, heads }: what is on screen, as numbers from 0
     current: null, // { name, view }: the view object on screen
     asked: 0, // numbers every computation; an older one's answer is dropped
@@ -101,6 +124,8 @@ export class MultiheadView extends HTMLElement {
   }
 
   connectedCallback() {
+    // Moved in the page: claim the model on screen again before its release delay frees it.
+    if (this.#state.result) sharedModel(this.#state.result.source, this).catch(() => {});
     this.#resize.observe(this.#dom.frame);
     this.#text.observe(this, { childList: true, characterData: true, subtree: true });
     this.#schedule();
@@ -109,6 +134,7 @@ export class MultiheadView extends HTMLElement {
   disconnectedCallback() {
     this.#resize.disconnect();
     this.#text.disconnect();
+    releaseModel(this);
     this.#state.current?.view.destroy();
     this.#state.current = null;
   }
@@ -191,7 +217,7 @@ export class MultiheadView extends HTMLElement {
       this.#show('loading', 'Loading the attention engine and the model…');
       let result;
       try {
-        const model = await sharedModel(source);
+        const model = await sharedModel(source, this);
         if (asked !== this.#state.asked) return;
         result = model.run(sentence);
       } catch (error) {
@@ -201,7 +227,7 @@ export class MultiheadView extends HTMLElement {
       const { tokens, unknown, truncated, totalTokens } = result;
       const causal = Boolean(result.causal);
       // run: the engine's result, kept to compute the four-steps view's layer when it is shown.
-      this.#state.result = { key, tokens, unknown, truncated, totalTokens, causal, layers: attentionLayers(result), run: result, traced: null };
+      this.#state.result = { key, source, tokens, unknown, truncated, totalTokens, causal, layers: attentionLayers(result), run: result, traced: null };
     }
     this.#draw();
   }
@@ -320,10 +346,13 @@ export class MultiheadView extends HTMLElement {
 function modelSource(value, hubUrl) {
   const text = value?.trim() ?? '';
   if (text === '' || text === 'default') return undefined;
-  if (/^[a-z][a-z0-9+.-]*:|^\.{0,2}\/|\/$/i.test(text)) return { url: new URL(text, document.baseURI).href };
-  const hub = hubUrl?.trim() || undefined;
-  if (hub !== undefined && !/^https?:\/\//i.test(hub)) throw new TypeError(`hub-url must be an http(s) URL, got "${hubUrl}"`);
-  return { hub: text, hubUrl: hub && new URL(hub).href };
+  if (!isHubId(text) || text.endsWith('/')) return { url: new URL(text, document.baseURI).href };
+  // hubBase refuses what is not a plain http(s) URL, and spells the default Hub one way.
+  try {
+    return { hub: text, hubUrl: hubBase(hubUrl?.trim() || DEFAULT_HUB_URL) };
+  } catch (error) {
+    throw new TypeError(error.message.replace(/^hubUrl/, 'hub-url'));
+  }
 }
 
 /**
