@@ -211,7 +211,8 @@ val model_logits(const Model& model, val hidden) {
 // Bytes malloc has handed out, and the size of the WASM heap (which only grows).
 val memory() {
   val out = val::object();
-  out.set("usedBytes", mallinfo().uordblks);
+  // mallinfo's fields are int in Emscripten 3.1.6: above 2 GiB they read as negative, hence unsigned.
+  out.set("usedBytes", double(unsigned(mallinfo().uordblks)));
   out.set("heapBytes", emscripten_get_heap_size());
   return out;
 }

@@ -93,7 +93,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     });
   });
 
-  test('a causal model predicts the token after each position: the repeated phrase is expected again', () => {
+  test('a causal model predicts after the last position what the PyTorch logits rank first there', () => {
     const f = readModelCase(`${DIR}gpt2-legacy/cases/repeated`);
     const r = models['gpt2-legacy'].run(f.text);
     const last = r.ids.length - 1;

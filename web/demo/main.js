@@ -110,7 +110,8 @@ function onReady(info) {
     picker.select(BUILTIN_MODEL);
   }
   // Before the first drawing, which writes the URL: the link's model must stay in it while it loads.
-  if (wanted && !sameModel(wanted, state.model) && !state.loading) loadModel(wanted);
+  // Not after a failed reload (fallback): trying the same model again would hide why it failed.
+  if (!info.fallback && wanted && !sameModel(wanted, state.model) && !state.loading) loadModel(wanted);
   modelReady(info);
 }
 

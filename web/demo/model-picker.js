@@ -4,7 +4,7 @@
 // with a Delete button each. It loads nothing itself: it hands a choice to onLoad and shows what
 // main.js tells it. Every text it shows goes in as textContent: ids, file names and messages may
 // come from a URL or from a server.
-import { parseHubId } from '../src/hub.js';
+import { DEFAULT_HUB_URL, hubBase, parseHubId } from '../src/hub.js';
 import { deleteCachedModel, listCachedModels } from '../src/model-cache.js';
 import { filesOfDirectoryHandle, filesOfDrop, modelFilesFrom } from './model-files.js';
 
@@ -158,7 +158,10 @@ export function createModelPicker({ onLoad, onCancel }) {
       const item = document.createElement('li');
       const name = document.createElement('span');
       name.className = 'mh-token';
-      name.textContent = model.revision === 'main' ? model.id : `${model.id} @ ${model.revision}`;
+      // A model from another server than the Hub (the page's ?hub=) says where it is from, so a
+      // file served under a well-known id elsewhere cannot pass for the real one.
+      const from = model.hubUrl === hubBase(DEFAULT_HUB_URL) ? '' : ` from ${new URL(model.hubUrl).host}`;
+      name.textContent = `${model.revision === 'main' ? model.id : `${model.id} @ ${model.revision}`}${from}`;
       name.title = `${model.hubUrl}: ${model.files.map((f) => f.file).join(', ')}`;
       const size = document.createElement('span');
       size.textContent = `${mb(model.bytes)} MB`;

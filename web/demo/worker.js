@@ -84,7 +84,12 @@ async function load({ loadId, source, hubUrl }) {
   };
   try {
     const model = await state.engine.loadModel(source ?? undefined, { hubUrl, onProgress, signal: controller.signal });
-    if (state.loading?.loadId !== loadId) return model.dispose();
+    // A Cancel or a newer load that came during the last await wins over the finished one.
+    if (controller.signal.aborted || state.loading?.loadId !== loadId) {
+      model.dispose();
+      if (controller.signal.aborted) self.postMessage({ type: 'load-failed', loadId, aborted: true, message: 'cancelled' });
+      return;
+    }
     state.model?.dispose();
     state.model = model;
     state.last = null;

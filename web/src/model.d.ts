@@ -44,7 +44,7 @@ export interface Prediction {
  * What Model.run returns. Tokens, attention weights, layer inputs and hidden states are plain
  * JavaScript data, valid after the model's dispose(). trace(), logits() and predictions()
  * compute from the model when called, so they need it alive (they throw once it is disposed):
- * a run keeps no layer's full trace and no vocabulary-sized scores.
+ * a run keeps no vocabulary-sized scores, and no layer's full trace but the last one trace() made.
  */
 export class ModelResult {
   private constructor();

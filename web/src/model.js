@@ -44,18 +44,22 @@ export class Model {
     signal?.throwIfAborted();
     const header = await files.weights.header(signal);
     signal?.throwIfAborted();
-    const { loader, info } = createLoader(module, files.config, header);
+    const loader = createLoader(module, files.config, header);
     let native;
     try {
+      const info = module.loaderInfo(loader);
       tokenizer.checkVocabularySize(info.config.vocabSize);
       native = await streamInto(module, loader, info, files.weights, {
         signal,
         onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
       });
+      return new Model(module, native, tokenizer, onDispose);
+    } catch (error) {
+      native?.delete();
+      throw error;
     } finally {
       loader.delete(); // an aborted or refused load leaves nothing in WASM memory
     }
-    return new Model(module, native, tokenizer, onDispose);
   }
 
   /**

@@ -13,12 +13,12 @@ const WASM_CHUNK_BYTES = 1 << 20;
 
 /**
  * Makes the native loader for config.json's text and the header bytes. C++ checks every tensor
- * against the config and the engine's memory limit here, and allocates the model's buffers.
- * Returns { loader, info: { dataStart, fileSize, weightBytes, config } }; the caller owns loader.
+ * against the config and the engine's memory limit here, and allocates the model's buffers. The
+ * caller owns the loader (delete() it); module.loaderInfo(loader) gives { dataStart, fileSize,
+ * weightBytes, config }.
  */
 export function createLoader(module, configText, header) {
-  const loader = orThrow(module.createModelLoader(configText, header));
-  return { loader, info: module.loaderInfo(loader) };
+  return orThrow(module.createModelLoader(configText, header));
 }
 
 /**
