@@ -8,6 +8,7 @@
 // Writes nothing. A real-size folder comes from `python3 tools/make_checkpoints.py --size bert-base`.
 // Resident memory is the honest measure of "JS plus WASM": it counts the heap's touched pages, the
 // chunk buffers and V8's own, sampled every few milliseconds (a peak between samples can be missed).
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadEngine } from '../../web/src/index.js';
 
@@ -37,19 +38,16 @@ console.log(`loaded in ${seconds.toFixed(2)} s; WASM heap in use ${mib(usedBytes
   `(${(heapBytes / weights).toFixed(2)}× the bytes in use)`);
 console.log(`peak resident memory while loading: +${mib(peak - before)} (${((peak - before) / weights).toFixed(2)}× the bytes in use)`);
 
-const words = 'the quick brown fox jumps over the lazy dog and then runs far away into the deep green forest'.split(' ');
-const textOf = (count) => Array.from({ length: count }, (_, i) => words[i % words.length]).join(' ');
+// Words the tokenizer keeps whole (vocabulary entries of plain letters; GPT-2's start with Ġ, its
+// space), so a text of k of them is k tokens plus the model's special ones.
+const vocab = Object.keys(JSON.parse(readFileSync(resolve(folder, 'tokenizer.json'), 'utf8')).model.vocab);
+const words = vocab.filter((t) => /^Ġ?[a-z]{3,}$/.test(t)).map((t) => t.replace(/^Ġ/, '')).slice(0, 200);
+const specials = model.run(words[0]).ids.length - 1;
 for (const length of lengths.map(Number)) {
-  // As many words as make `length` tokens with this tokenizer (a word may be several pieces).
-  let count = length;
-  for (let tries = 0; tries < 6; tries++) {
-    const n = model.run(textOf(count)).ids.length;
-    if (n === length) break;
-    count = Math.max(1, count + length - n);
-  }
-  const text = textOf(count);
+  const text = Array.from({ length: length - specials }, (_, i) => words[i % words.length]).join(' ');
   const times = [];
   let tokens = 0;
+  model.run(text); // the first run of a size touches fresh memory
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
     tokens = model.run(text).ids.length;
