@@ -41,7 +41,7 @@ export interface AttentionConfig {
 export interface EngineMemory {
   /** Bytes currently allocated on the WASM heap. Unchanged after create/forward/dispose cycles. */
   usedBytes: number;
-  /** Size of the WASM heap; it grows on demand (up to 2 GiB) and never shrinks. */
+  /** Size of the WASM heap; it grows on demand (up to 4 GB, the WASM32 limit) and never shrinks. */
   heapBytes: number;
 }
 
