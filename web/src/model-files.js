@@ -1,6 +1,8 @@
 // Reads the three files of a model folder (config.json, tokenizer.json, model.safetensors) from
-// whatever the caller has: parsed objects, text, bytes, or URLs (http(s): in browsers and
-// workers, file: and paths in Node). One loader for the default model, a URL and a user's files.
+// whatever the caller has: a Hub id (through hub.js and the cache), parsed objects, text, bytes,
+// Blobs and Files, or URLs (http(s): in browsers and workers, file: and paths in Node). One loader
+// for the built-in model, the Hub, a URL and a user's files. The two JSON files are read here;
+// model.safetensors becomes a byte source (byte-sources.js) that the model streams in later.
 // Files are untrusted: JSON is refused when it nests deeper than any real model file does, before
 // a parser or the tokenizer library could recurse that deep and overflow the stack.
 
