@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "multihead/model.h"
+#include "message_of.h"
 #include "model_run.h"
 #include "safetensors_writer.h"
 
@@ -15,19 +16,6 @@ namespace multihead::testing {
 namespace {
 
 const BertSize kSize{/*vocab*/ 12, /*d*/ 8, /*layers*/ 2, /*ff*/ 12, /*positions*/ 10, /*types*/ 2};
-
-// The message of the exception E that `call` throws (a test failure if it throws none or another).
-template <class E, class F>
-std::string message_of(F&& call) {
-  try {
-    call();
-  } catch (const std::exception& e) {
-    if (!dynamic_cast<const E*>(&e)) ADD_FAILURE() << "threw another exception type: " << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "threw nothing";
-  return "";
-}
 
 std::string config_error(const std::string& extra) {
   return message_of<std::exception>([&] { parse_model_config(bert_config_json(kSize, 2, extra)); });

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "message_of.h"
 #include "model_run.h"
 #include "multihead/model_loader.h"
 #include "reference.h"
@@ -17,18 +18,6 @@ namespace {
 
 const ModelConfig kConfig{/*vocab*/ 50, /*d*/ 16, /*layers*/ 2, /*heads*/ 4, /*ff*/ 24, /*positions*/ 12, /*types*/ 2, 1e-12f};
 const BertSize kSize{50, 16, 2, 24, 12, 2};
-
-template <class E, class F>
-std::string message_of(F&& call) {
-  try {
-    call();
-  } catch (const std::exception& e) {
-    if (!dynamic_cast<const E*>(&e)) ADD_FAILURE() << "threw another exception type: " << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "threw nothing";
-  return "";
-}
 
 // The loader's error for a file, from its header alone: no data is given.
 std::string header_error(const ModelConfig& config, const std::map<std::string, TestTensor>& tensors, const std::string& dtype = "F32") {
