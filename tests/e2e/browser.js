@@ -71,6 +71,17 @@ async function open(context, url, { width = 1100, height = 900, colorScheme = 'l
   return { page, ...watched };
 }
 
+/**
+ * browser.open(url, options), then waits until `ready()` holds in the page; a timeout says what
+ * problems the page had meanwhile.
+ */
+export async function openWhen(browser, url, ready, options) {
+  const opened = await browser.open(url, options);
+  await opened.page.waitForFunction(ready, null, { timeout: 30000 })
+    .catch((error) => { throw new Error(`${error.message}; problems: ${opened.problems.join('; ') || 'none'}`); });
+  return opened;
+}
+
 /** Saves a full-page screenshot as screenshots/<name>.png. */
 export async function screenshot(page, name) {
   await mkdir(SCREENSHOTS, { recursive: true });

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = join(REPO, 'tests/fixtures/checkpoints');
@@ -59,11 +59,9 @@ function fakeHub(options = {}) {
 }
 
 /** Opens the page pointed at `hub`; waits for the built-in model's first drawing. */
-async function openPage(hub, hash = '', options) {
-  const opened = await browser.open(`${pageServer.url}?hub=${encodeURIComponent(hub.url)}${hash}`, options);
-  await opened.page.waitForFunction(() => document.body.dataset.state === 'ready' || document.body.dataset.model, null, { timeout: 30000 })
-    .catch((error) => { throw new Error(`${error.message}; problems: ${opened.problems.join('; ') || 'none'}`); });
-  return opened;
+function openPage(hub, hash = '', options) {
+  return openWhen(browser, `${pageServer.url}?hub=${encodeURIComponent(hub.url)}${hash}`,
+    () => document.body.dataset.state === 'ready' || document.body.dataset.model, options);
 }
 
 /** Chooses "Another Hub model…", types `id` and presses Enter. */

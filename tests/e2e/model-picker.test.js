@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = join(REPO, 'tests/fixtures/checkpoints');
@@ -36,11 +36,8 @@ afterAll(async () => {
   await rm(pageDir, { recursive: true, force: true });
 });
 
-async function openPage(options) {
-  const opened = await browser.open(pageServer.url, options);
-  await opened.page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 })
-    .catch((error) => { throw new Error(`${error.message}; problems: ${opened.problems.join('; ') || 'none'}`); });
-  return opened;
+function openPage(options) {
+  return openWhen(browser, pageServer.url, () => document.body.dataset.state === 'ready', options);
 }
 
 /** Drops files (name → bytes) on the page, as a drag from the file manager would. */

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { figureLayout } from '../../web/src/views/export.js';
-import { launchBrowser, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SENTENCE = 'The dog chased the ball into the garden.';
@@ -36,11 +36,8 @@ afterAll(async () => {
 });
 
 /** Opens the page and waits until its first sentence is drawn. */
-async function openPage(options) {
-  const opened = await browser.open(pageServer.url, options);
-  await opened.page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 })
-    .catch((error) => { throw new Error(`${error.message}; problems: ${opened.problems.join('; ') || 'none'}`); });
-  return opened;
+function openPage(options) {
+  return openWhen(browser, pageServer.url, () => document.body.dataset.state === 'ready', options);
 }
 
 /** Types `text` into the sentence field as a person would, and waits until its tokens are drawn. */
