@@ -10,6 +10,8 @@ pieces), no pooler, no attention masks for padding beyond a key mask, no fp16 co
 Shape letters: B batch, T tokens, d d_model, H heads, k d_head (= d / H), F intermediate size,
 V vocabulary size.
 """
+import collections
+import functools
 import json
 import math
 import os
@@ -37,9 +39,6 @@ PAD, UNK, CLS, SEP, MASK = range(5)
 SPLIT_PATTERN = r"\p{L}+|\p{N}+|[^\p{L}\p{N}]"
 SPLIT_RE = regex.compile(SPLIT_PATTERN)
 JS_WHITESPACE_RE = regex.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
-# Special tokens written literally in the input are matched before normalization, as the
-# added_tokens of tokenizer.json are.
-SPECIAL_RE = regex.compile("(" + "|".join(regex.escape(t) for t in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]) + ")")
 MAX_CHARS_PER_WORD = 100
 SEED = 1234
 HELD_OUT_PER_SOURCE = 200
@@ -123,22 +122,38 @@ def pre_tokenize(text):
     return [p for chunk in JS_WHITESPACE_RE.split(text) for p in SPLIT_RE.findall(chunk)]
 
 
+def word_ids(text, vocab, specials=SPECIALS):
+    """Ids of the text's words; special tokens written literally are matched first, as the
+    added_tokens of tokenizer.json are, and an unknown word is [UNK]."""
+    ids, unk = [], vocab["[UNK]"]
+    for i, part in enumerate(special_pattern(tuple(specials)).split(text)):
+        if i % 2 == 1:  # a literal special token
+            ids.append(vocab[part])
+            continue
+        ids += [vocab.get(w, unk) if len(w) <= MAX_CHARS_PER_WORD else unk for w in pre_tokenize(part)]
+    return ids
+
+
 def encode(text, vocab, max_len):
     """[CLS] words [SEP] as ids, truncated so the whole sequence fits in max_len."""
-    ids = []
-    for i, part in enumerate(SPECIAL_RE.split(text)):
-        if i % 2 == 1:  # a literal special token
-            ids.append(SPECIALS.index(part))
-            continue
-        ids += [vocab.get(w, UNK) if len(w) <= MAX_CHARS_PER_WORD else UNK for w in pre_tokenize(part)]
-    return [CLS] + ids[: max_len - 2] + [SEP]
+    return [CLS] + word_ids(text, vocab)[: max_len - 2] + [SEP]
 
 
-def tokenizer_json(words):
-    """A Hugging Face tokenizer.json: word-level vocabulary expressed as WordPiece."""
+@functools.lru_cache(maxsize=None)
+def special_pattern(specials):
+    return regex.compile("(" + "|".join(regex.escape(t) for t in specials) + ")")
+
+
+def tokenizer_json(words, specials=SPECIALS, before=("[CLS]",), after=("[SEP]",)):
+    """A Hugging Face tokenizer.json: word-level vocabulary expressed as WordPiece. The
+    post-processor puts the special tokens `before` and `after` around the text."""
     vocab = {w: i for i, w in enumerate(words)}
-    added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for i, t in enumerate(SPECIALS)]
+    added = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True} for t in specials]
+    special = lambda t, type_id: {"SpecialToken": {"id": t, "type_id": type_id}}
+    sequence = lambda name, type_id: {"Sequence": {"id": name, "type_id": type_id}}
+    single = [special(t, 0) for t in before] + [sequence("A", 0)] + [special(t, 0) for t in after]
+    pair = single + [sequence("B", 1)] + [special(t, 1) for t in after]
     return {
         "version": "1.0",
         "truncation": None,
@@ -151,21 +166,28 @@ def tokenizer_json(words):
              "invert": False}]},
         "post_processor": {
             "type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                       {"Sequence": {"id": "A", "type_id": 0}},
-                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
-            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                     {"Sequence": {"id": "A", "type_id": 0}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
-                     {"Sequence": {"id": "B", "type_id": 1}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "single": single,
+            "pair": pair,
             "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]}
-                               for t in ("[CLS]", "[SEP]")},
+                               for t in dict.fromkeys(before + after)},
         },
         "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
         "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                   "max_input_chars_per_word": MAX_CHARS_PER_WORD, "vocab": vocab},
     }
+
+
+def build_vocab(corpus, size, specials=SPECIALS):
+    """The specials, then the top words by the sum of per-source relative frequencies, so each
+    source weighs the same; ties alphabetically."""
+    score = collections.Counter()
+    for train, _ in corpus.values():
+        counts = collections.Counter(w for s in train for w in pre_tokenize(s))
+        total = sum(counts.values())
+        for w, n in counts.items():
+            score[w] += n / total
+    ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
+    return list(specials) + [w for w, _ in ranked[: size - len(specials)]]
 
 
 def load_vocab(model_dir=MODEL_DIR):

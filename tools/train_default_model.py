@@ -18,7 +18,6 @@ What it deliberately does not do: no sentence pairs / next-sentence prediction, 
 mixed precision, no resuming. Fetched data lives in build/training-data/ and is never committed.
 """
 import argparse
-import collections
 import json
 import math
 import os
@@ -31,18 +30,6 @@ import default_model as dm
 
 VOCAB_SIZE = 6000  # including the 5 special tokens
 MAX_LEN = 64  # positions, [CLS] and [SEP] included
-
-
-def build_vocab(corpus):
-    """Top words by the sum of per-source relative frequencies, so each source weighs the same."""
-    score = collections.Counter()
-    for train, _ in corpus.values():
-        counts = collections.Counter(w for s in train for w in dm.pre_tokenize(s))
-        total = sum(counts.values())
-        for w, n in counts.items():
-            score[w] += n / total
-    ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
-    return dm.SPECIALS + [w for w, _ in ranked[: VOCAB_SIZE - len(dm.SPECIALS)]]
 
 
 def batches(seqs, batch_size, rng):
@@ -118,7 +105,7 @@ def main():
     start = time.time()
 
     corpus = dm.load_corpus()
-    words = build_vocab(corpus)
+    words = dm.build_vocab(corpus, VOCAB_SIZE)
     vocab = {w: i for i, w in enumerate(words)}
     train = [dm.encode(s, vocab, MAX_LEN) for tr, _ in corpus.values() for s in tr]
     held = [dm.encode(s, vocab, MAX_LEN) for _, he in corpus.values() for s in he]
