@@ -200,9 +200,26 @@ test('a second load comes from the cache with the fake Hub stopped; the cached m
   await drawn(page);
   const expected = gpt2.run('The old man saw the river');
   await page.waitForFunction((n) => document.querySelectorAll('#tokens button.mh-token').length === n, expected.tokens.length);
-  // A causal model: what it expects after the last token, then after a chosen one.
+  // A causal model: its heatmaps' hatched triangle has a key, and its examples are a causal model's.
+  await expect(page.locator('.mh-causal-key').isVisible()).resolves.toBe(true);
+  await expect(page.locator('.examples').getAttribute('data-kind')).resolves.toBe('causal');
+  // What it expects after the last token, then after a hovered one (gone when the pointer leaves),
+  // a focused one, and a chosen one (which stays).
   const caption = () => page.locator('#predictions figcaption').allTextContents();
-  await expect(caption()).resolves.toEqual([`After “${expected.tokens.at(-1)}” (token ${expected.tokens.length}, the last)`]);
+  const last = `After “${expected.tokens.at(-1)}” (token ${expected.tokens.length}, the last)`;
+  await expect(caption()).resolves.toEqual([last]);
+  await page.locator('#tokens button.mh-token').nth(2).hover();
+  await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 2);
+  await expect(caption()).resolves.toEqual([`After “${expected.tokens[2]}” (token 3)`, last]);
+  const hovered = await page.locator('#predictions figure').first().locator('.prediction-token').allTextContents();
+  expect(hovered).toEqual(expected.predictions(2, 5).map((p) => `“${p.token}”`));
+  await page.mouse.move(0, 0);
+  await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 1);
+  await page.locator('#tokens button.mh-token').nth(3).focus();
+  await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 2);
+  await expect(caption()).resolves.toEqual([`After “${expected.tokens[3]}” (token 4)`, last]);
+  await page.locator('#sentence').focus();
+  await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 1);
   await page.locator('#tokens button.mh-token').nth(1).click();
   await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 2);
   await expect(caption()).resolves.toEqual([`After “${expected.tokens[1]}” (token 2)`,

@@ -18,13 +18,24 @@ import { LimitedWorker, Stopped, timeLimit } from './limited-worker.js';
 import { BUILTIN_MODEL, createModelPicker, modelName } from './model-picker.js';
 import { renderPredictions } from './predictions.js';
 
-const EXAMPLES = [
-  'The cat sat on the mat because it was tired.',
-  'The president said that the nation would not forget.',
-  'She gave him the book, and he read it twice.',
-  'We hold these truths to be self-evident.',
-  'Le chat 🐈 dort sur le tapis.',
-];
+// Example sentences, by kind of model. A causal model's show induction: a phrase seen once is
+// copied when it starts again, so an induction head attends from the second "mary" to the word that
+// followed the first one, and the model predicts that word.
+const EXAMPLES = {
+  masked: [
+    'The cat sat on the mat because it was tired.',
+    'The president said that the nation would not forget.',
+    'She gave him the book, and he read it twice.',
+    'We hold these truths to be self-evident.',
+    'Le chat 🐈 dort sur le tapis.',
+  ],
+  causal: [
+    'Mary went to the garden and John went to the market. Later Mary went to the',
+    'The red car and the old bridge were in the picture. We saw the red car and the old',
+    'green apple , blue river , cold coffee , green apple , blue river , cold',
+    'The nation must protect the rights of the people.',
+  ],
+};
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
 const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
 // A run's time limit grows with the model's work on top of the tokenizer's allowance, at an
@@ -47,13 +58,14 @@ const state = {
   loads: 0, // numbers the loads; messages of an older one are dropped
   models: 0, // numbers the models made ready; a result belongs to one
   gridAll: false, // the grid view shows every layer's heads (layer=all)
-  at: null, // the token whose next-token predictions a causal model shows, or null
+  at: null, // the token chosen to show a causal model's next-token predictions after it, or null
+  hover: null, // the token under the pointer or the keyboard focus in the token list, shown instead of `at`
   mode: 'model', // 'model' | 'toy'
   view: 'grid', // a key of VIEWS
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
   head: 0, // a head index, or 'all' (lines view only)
   toy: { dModel: 8, numHeads: 2, causal: false, seed: 1 }, // as the toy controls' defaults in index.html
-  result: null, // { key, tokens, unknown, …, layers, traced, predictions, predictedAt } for the current inputs
+  result: null, // { key, tokens, unknown, …, layers, traced, predictions (masked LM), nextTokens (causal LM) } for the current inputs
   asked: 0, // numbers every change of the inputs; an answer to an older number is dropped
   busy: false, // a request is in flight
   slowTimer: 0, // reports a request that takes long, and offers to cancel it
@@ -75,6 +87,11 @@ function startWorker() {
 /** What the worker's engine.loadModel takes for a choice (Files cross to the worker uncopied). */
 function workerSource(choice) {
   return choice.kind === 'hub' ? choice.id : choice.kind === 'local' ? choice.files : null;
+}
+
+/** A choice as the URL's model= and the element's model attribute name it: undefined for the built-in model. */
+function linkedModel(choice) {
+  return choice.kind === 'hub' ? choice.id : undefined;
 }
 
 /** The ?hub= of the page's address, when it is an http(s) URL (anything else is ignored). */
@@ -123,6 +140,8 @@ function modelReady(info) {
   showModelName();
   state.result = null;
   state.at = null;
+  state.hover = null;
+  showExamples(info.causal);
   request();
 }
 
@@ -212,7 +231,9 @@ function onAnswer(answer, asked) {
   if (answer.id !== state.asked) return; // the inputs changed since (the field was emptied)
   if (answer.type === 'error') return showError(`That sentence could not be run: ${answer.message}`);
   const fresh = state.result?.key !== asked.key;
-  const r = fresh ? { key: asked.key, layers: [], traced: null } : state.result;
+  // nextTokens: a causal model's predictions by position, kept while the sentence stays, so
+  // hovering back over a token asks the worker nothing.
+  const r = fresh ? { key: asked.key, layers: [], traced: null, nextTokens: new Map() } : state.result;
   Object.assign(r, {
     tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
     // The toy layer's own mask, not the model's, is what its matrices show.
@@ -226,14 +247,14 @@ function onAnswer(answer, asked) {
     r.layers[layer] = matrices;
     r.traced = layer;
   }
-  if (answer.predictions) {
-    r.predictions = answer.predictions;
-    r.predictedAt = asked.at;
-  }
+  if (answer.predictions && answer.causal) {
+    for (const { position, top } of answer.predictions) r.nextTokens.set(position, top);
+  } else if (answer.predictions) r.predictions = answer.predictions;
   state.result = r;
   const n = answer.tokens.length;
   if (fresh) {
     if (state.at !== null && state.at >= n - 1) state.at = null; // the chosen token is gone
+    if (state.hover !== null && state.hover >= n) state.hover = null;
     status(`${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`);
     const closing = CLOSING_TOKEN[state.info.architecture];
     notice(answer.truncated
@@ -241,7 +262,9 @@ function onAnswer(answer, asked) {
         (closing ? `${n - 1} and the closing ${closing} are shown.` : `${n} are shown.`)
       : '');
   }
-  renderTokens(r);
+  // Only new tokens are drawn again: an answer that adds predictions keeps the buttons, and the
+  // keyboard focus on the one that asked for them.
+  if (fresh) renderTokens(r);
   document.body.dataset.state = 'ready';
   render();
 }
@@ -264,8 +287,9 @@ function missing() {
   if (toy) return r ? null : { key, text, toy: { ...state.toy }, weights: false, trace: 0, at: null };
   const layer = shownLayer();
   const trace = state.view === 'steps' && r?.traced !== layer ? layer : null;
-  const at = state.info.causal ? state.at : null;
-  if (r && trace === null && (!r.hasLmHead || r.predictedAt === at)) return null;
+  const at = state.info.causal ? predictedAt() : null;
+  const predicted = !r?.hasLmHead || !state.info.causal || (r.nextTokens.has(r.tokens.length - 1) && (at === null || r.nextTokens.has(at)));
+  if (r && trace === null && predicted) return null;
   return { key, text, toy: null, weights: !r, trace, at };
 }
 
@@ -358,8 +382,23 @@ function render() {
   $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
 
   show(state.view).update(viewData(state.view, r, all ? 'all' : layer, { head: state.head, toy: state.mode === 'toy' }));
-  renderPredictions($('predictions'), state.info, state.mode === 'model' ? r : null);
+  renderPredictions($('predictions'), state.info, state.mode === 'model' ? predictionsOf(r) : null);
   keepInUrl();
+}
+
+/** The token whose next-token predictions show beside the last one's: hovered, else chosen, else none. */
+function predictedAt() {
+  return state.hover ?? state.at;
+}
+
+/** What the predictions panel draws: a causal model's lists after the token shown and the last one. */
+function predictionsOf(r) {
+  if (!state.info.causal) return r;
+  const n = r.tokens.length;
+  const at = predictedAt();
+  const positions = at !== null && at < n - 1 ? [at, n - 1] : [n - 1];
+  const predictions = positions.filter((p) => r.nextTokens.has(p)).map((position) => ({ position, top: r.nextTokens.get(position) }));
+  return { ...r, predictions };
 }
 
 /** The layer on screen: state.layer, within the model's layers (the toy has one). */
@@ -377,8 +416,7 @@ function keepInUrl() {
   const sentence = controls.sentence.value;
   // The model asked for, even before it is ready: reloading the page asks for it again. A local
   // folder cannot be named in a link.
-  const choice = state.loading?.choice ?? state.model;
-  const model = choice.kind === 'hub' ? choice.id : undefined;
+  const model = linkedModel(state.loading?.choice ?? state.model);
   history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy, model }));
   const note = $('link-notice');
   note.hidden = sentence.length <= MAX_SENTENCE;
@@ -464,7 +502,8 @@ function onRadio(group, value) {
 
 function renderTokens({ tokens, unknown, causal, hasLmHead }) {
   const list = $('tokens');
-  // A causal model's tokens are buttons: choosing one shows what the model expects after it.
+  // A causal model's tokens are buttons: pointing at one (or focusing it) shows what the model
+  // expects after it, and choosing one keeps that list on screen.
   const choosable = causal && hasLmHead && state.mode === 'model';
   list.replaceChildren(...tokens.map((t, i) => {
     const token = tokenLabel(choosable ? 'button' : 'span', t, unknown[i]);
@@ -477,6 +516,15 @@ function renderTokens({ tokens, unknown, causal, hasLmHead }) {
       for (const [k, b] of [...list.querySelectorAll('button.mh-token')].entries()) b.setAttribute('aria-pressed', String(state.at === k));
       request();
     });
+    const point = (at) => () => {
+      if (state.hover === at) return;
+      state.hover = at;
+      request();
+    };
+    token.addEventListener('pointerenter', point(i));
+    token.addEventListener('focus', point(i));
+    token.addEventListener('pointerleave', point(null));
+    token.addEventListener('blur', point(null));
     return token;
   }));
   if (unknown.some(Boolean)) {
@@ -555,17 +603,7 @@ function start() {
   style.textContent = `:root { ${palette('light')} }\n@media (prefers-color-scheme: dark) { :root { ${palette('dark')} } }\n${VIEWS_CSS}`;
   document.head.append(style);
 
-  const examples = document.querySelector('.examples');
-  for (const text of EXAMPLES) {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.textContent = text;
-    button.addEventListener('click', () => {
-      controls.sentence.value = text;
-      request();
-    });
-    examples.append(button);
-  }
+  showExamples(false);
   controls.sentence.addEventListener('input', debounce(request, TYPING_DELAY));
   for (const input of document.querySelectorAll('input[type="radio"]')) {
     input.addEventListener('change', () => onRadio(input.name, input.value));
@@ -596,12 +634,28 @@ function start() {
   });
 }
 
+/** The example buttons for a causal model's or a masked model's sentences. */
+function showExamples(causal) {
+  const examples = document.querySelector('.examples');
+  examples.dataset.kind = causal ? 'causal' : 'masked';
+  examples.replaceChildren(examples.firstElementChild, ...EXAMPLES[examples.dataset.kind].map((text) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = text;
+    button.addEventListener('click', () => {
+      controls.sentence.value = text;
+      request();
+    });
+    return button;
+  }));
+}
+
 function wireSharing() {
   const dialog = $('embed-dialog');
   $('embed').addEventListener('click', () => {
     const { iframe, element, notes } = embedSnippets({
       sentence: controls.sentence.value, view: state.view, layer: shownLayer(), head: state.head, toy: state.mode === 'toy',
-      model: state.model.kind === 'hub' ? state.model.id : undefined,
+      model: linkedModel(state.model),
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;

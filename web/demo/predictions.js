@@ -1,6 +1,6 @@
 // The page's predictions panel: what a masked-LM model would put at each [MASK] / <mask> the user
 // typed, or the tokens a causal model expects after the last token and after the one the user
-// chose. It draws the worker's { position, top: [{ token, id, probability }] } lists, and says
+// points at or chose. It draws the worker's { position, top: [{ token, id, probability }] } lists, and says
 // what to type when there is nothing to predict. Token text goes in as textContent only: a
 // vocabulary is untrusted and may hold "<img onerror=…>" as a token.
 import { el } from '../src/views/dom.js';
@@ -9,7 +9,7 @@ const MASK = { bert: '[MASK]', distilbert: '[MASK]', roberta: '<mask>' };
 
 /**
  * Draws the panel into `root` (hidden when the model has no LM head). `info` is the model's info
- * from the worker, `result` the page's result (tokens, predictions).
+ * from the worker, `result` the page's result (tokens, predictions: [{ position, top }]).
  */
 export function renderPredictions(root, info, result) {
   root.hidden = !result || !info.hasLmHead;
@@ -42,7 +42,7 @@ export function renderPredictions(root, info, result) {
     parts.push(figure);
   }
   if (info.causal) {
-    parts.push(el('p', 'predictions-hint', 'Choose a token of the sentence above to see what the model expects after it.'));
+    parts.push(el('p', 'predictions-hint', 'Point at a token of the sentence above, or choose it, to see what the model expects after it.'));
   }
   root.replaceChildren(...parts);
 }

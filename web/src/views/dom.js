@@ -26,3 +26,15 @@ export function weightText(tokens, weights, row, col) {
 export function sameTokens(a, b) {
   return a !== undefined && b !== undefined && a.length === b.length && a.every((t, i) => t === b[i]);
 }
+
+/**
+ * The key to the hatched triangle of a causal model's heatmaps, hidden until `show(true)`: the
+ * views hatch the cells above the diagonal, and without a key a reader takes them for weights of 0
+ * that the model learned, when no token can look at a later one by construction.
+ */
+export function causalKey() {
+  const key = el('p', 'mh-causal-key');
+  key.append(el('span', 'mh-causal-swatch'), el('span', '', 'Hatched: a later token, which this causal model cannot look at (the causal mask).'));
+  key.hidden = true;
+  return { element: key, show: (causal) => { key.hidden = !causal; } };
+}

@@ -5,7 +5,7 @@
 // BERT-base's 144 heads at a glance. Each thumbnail draws its whole matrix, one pixel per value,
 // scaled down by the canvas; it is a picture to compare, read out by hovering.
 import { createLegend, weightScale } from './colormap.js';
-import { el, weightText } from './dom.js';
+import { causalKey, el, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const GAP = 12; // CSS px between cards
@@ -21,7 +21,8 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
   const title = el('h3');
   const cards = el('div', 'mh-grid-cards');
   const readout = el('p', 'mh-grid-readout', 'Hover a heatmap to read a weight; choose a head to enlarge it.');
-  root.append(title, cards, readout, createLegend(scale));
+  const masked = causalKey();
+  root.append(title, cards, readout, createLegend(scale), masked.element);
 
   // One card: head `head` of `layer` (a row of the every-layer grid), or of the one layer shown.
   function card(head, layer = null) {
@@ -73,6 +74,7 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
   function update(data) {
     state.data = data;
     title.textContent = data.title ?? '';
+    masked.show(Boolean(data.causal));
     build(data);
     const n = data.tokens.length;
     const width = Math.max(120, root.clientWidth);

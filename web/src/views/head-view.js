@@ -7,7 +7,7 @@
 // With { timing: true } it records each hover's time to paint as a 'mh-hover-to-paint'
 // performance measure (the e2e test reads them; the page leaves it off so entries do not pile up).
 import { createLegend, weightScale } from './colormap.js';
-import { el, sameTokens, tokenLabel, weightText } from './dom.js';
+import { causalKey, el, sameTokens, tokenLabel, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const LABEL_WIDTH = 84; // CSS px for the query labels down the left
@@ -138,6 +138,7 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
     }
     state.data = data;
     dom.title.textContent = data.title ?? '';
+    dom.masked.show(Boolean(data.causal));
     const side = Math.max(40, Math.min(560, root.clientWidth - LABEL_WIDTH - 8));
     matrix.draw(data.weights, n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
     matrix.element.setAttribute('aria-label',
@@ -177,8 +178,9 @@ function build(root, matrix, scale) {
   const grid = el('div', 'mh-head-grid');
   const corner = el('div', 'mh-head-corner', 'query ↓ key →');
   grid.append(corner, keys, queries, plot);
-  root.append(title, grid, createLegend(scale), live);
-  return { title, keys, queries, plot, tooltip, live };
+  const masked = causalKey();
+  root.append(title, grid, createLegend(scale), masked.element, live);
+  return { title, keys, queries, plot, tooltip, live, masked };
 }
 
 function renderLabels(dom, { tokens, unknown }, cell, pin, pinned) {
