@@ -221,6 +221,7 @@ test('a second load comes from the cache with the fake Hub stopped; the cached m
   await page.locator('#sentence').focus();
   await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 1);
   await page.locator('#tokens button.mh-token').nth(1).click();
+  await page.mouse.move(0, 0); // the chosen token's list stays when the pointer leaves
   await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 2);
   await expect(caption()).resolves.toEqual([`After “${expected.tokens[1]}” (token 2)`,
     `After “${expected.tokens.at(-1)}” (token ${expected.tokens.length}, the last)`]);

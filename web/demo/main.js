@@ -33,7 +33,7 @@ const EXAMPLES = {
     'Mary went to the garden and John went to the market. Later Mary went to the',
     'The red car and the old bridge were in the picture. We saw the red car and the old',
     'green apple , blue river , cold coffee , green apple , blue river , cold',
-    'The nation must protect the rights of the people.',
+    'Alice met Bob in Paris and Carol met Dave in Rome. Then Alice met Bob in',
   ],
 };
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
@@ -59,7 +59,8 @@ const state = {
   models: 0, // numbers the models made ready; a result belongs to one
   gridAll: false, // the grid view shows every layer's heads (layer=all)
   at: null, // the token chosen to show a causal model's next-token predictions after it, or null
-  hover: null, // the token under the pointer or the keyboard focus in the token list, shown instead of `at`
+  pointed: null, // the token under the pointer in the token list, or null
+  focused: null, // the token with the keyboard focus in the token list, or null
   mode: 'model', // 'model' | 'toy'
   view: 'grid', // a key of VIEWS
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
@@ -140,7 +141,7 @@ function modelReady(info) {
   showModelName();
   state.result = null;
   state.at = null;
-  state.hover = null;
+  state.pointed = state.focused = null;
   showExamples(info.causal);
   request();
 }
@@ -254,18 +255,22 @@ function onAnswer(answer, asked) {
   const n = answer.tokens.length;
   if (fresh) {
     if (state.at !== null && state.at >= n - 1) state.at = null; // the chosen token is gone
-    if (state.hover !== null && state.hover >= n) state.hover = null;
-    status(`${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`);
+    // The buttons pointed at or focused are about to be replaced, and a removed button may never
+    // report that the pointer or the focus left it.
+    state.pointed = state.focused = null;
+    r.summary = `${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`;
     const closing = CLOSING_TOKEN[state.info.architecture];
     notice(answer.truncated
       ? `This text has ${answer.totalTokens} tokens, more than the model's ${state.info.maxTokens}: only the first ` +
         (closing ? `${n - 1} and the closing ${closing} are shown.` : `${n} are shown.`)
       : '');
   }
-  // Only new tokens are drawn again: an answer that adds predictions keeps the buttons, and the
-  // keyboard focus on the one that asked for them.
-  if (fresh) renderTokens(r);
+  status(r.summary); // also after a slow answer that only added predictions or a trace
   document.body.dataset.state = 'ready';
+  // Only new tokens are drawn again: an answer that adds predictions keeps the buttons, and the
+  // keyboard focus on the one that asked for them; and it redraws only the predictions.
+  if (fresh) renderTokens(r);
+  if (!fresh && !answer.layers && !answer.trace) return showPredictions();
   render();
 }
 
@@ -382,13 +387,17 @@ function render() {
   $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
 
   show(state.view).update(viewData(state.view, r, all ? 'all' : layer, { head: state.head, toy: state.mode === 'toy' }));
-  renderPredictions($('predictions'), state.info, state.mode === 'model' ? predictionsOf(r) : null);
+  showPredictions();
   keepInUrl();
 }
 
-/** The token whose next-token predictions show beside the last one's: hovered, else chosen, else none. */
+function showPredictions() {
+  renderPredictions($('predictions'), state.info, state.mode === 'model' ? predictionsOf(state.result) : null);
+}
+
+/** The token whose next-token predictions show beside the last one's: pointed at, else focused, else chosen, else none. */
 function predictedAt() {
-  return state.hover ?? state.at;
+  return state.pointed ?? state.focused ?? state.at;
 }
 
 /** What the predictions panel draws: a causal model's lists after the token shown and the last one. */
@@ -516,15 +525,18 @@ function renderTokens({ tokens, unknown, causal, hasLmHead }) {
       for (const [k, b] of [...list.querySelectorAll('button.mh-token')].entries()) b.setAttribute('aria-pressed', String(state.at === k));
       request();
     });
-    const point = (at) => () => {
-      if (state.hover === at) return;
-      state.hover = at;
-      request();
+    // Pointing and focusing ask for the predictions after this token; when they are known already
+    // only the predictions panel is drawn again, so sweeping the pointer along the tokens stays cheap.
+    const point = (slot, at) => () => {
+      if (state[slot] === at) return;
+      state[slot] = at;
+      if (state.busy || missing() !== null) request();
+      else showPredictions();
     };
-    token.addEventListener('pointerenter', point(i));
-    token.addEventListener('focus', point(i));
-    token.addEventListener('pointerleave', point(null));
-    token.addEventListener('blur', point(null));
+    token.addEventListener('pointerenter', point('pointed', i));
+    token.addEventListener('pointerleave', point('pointed', null));
+    token.addEventListener('focus', point('focused', i));
+    token.addEventListener('blur', point('focused', null));
     return token;
   }));
   if (unknown.some(Boolean)) {
