@@ -93,7 +93,8 @@ def measure(model_dir):
     prev_text = text_prev(model, vocab, sentences)
     H = model.config.n_head
     best_induction = divmod(int(induction.argmax()), H)
-    # The previous-token head the circuit needs sits below the induction head.
+    # The previous-token head the circuit needs sits below the induction head; with the best
+    # induction head in layer 0 there is none, and the best previous-token head anywhere is shown.
     below = prev[: best_induction[0]] if best_induction[0] > 0 else prev
     best_prev = divmod(int(below.argmax()), H)
     heads = []
@@ -126,7 +127,8 @@ def report(m):
     bi, bp = m["best_induction"], m["best_prev"]
     print(f"\nbest induction head: layer {bi['layer']} head {bi['head']} = {bi['score']:.3f} "
           f"({'PASS' if bi['score'] >= 0.5 else 'FAIL'} >= 0.5)")
-    print(f"best previous-token head below it: layer {bp['layer']} head {bp['head']} = {bp['score']:.3f} "
+    where = "below it" if bi["layer"] > 0 else "(none can be below a layer-0 induction head)"
+    print(f"best previous-token head {where}: layer {bp['layer']} head {bp['head']} = {bp['score']:.3f} "
           f"({'PASS' if bp['score'] >= 0.6 and bp['layer'] < bi['layer'] else 'FAIL'} >= 0.6, in an earlier layer)")
     print(f"loss on the first copy {m['first_copy_loss']:.3f}, on the second {m['second_copy_loss']:.3f}: "
           f"ratio {m['ratio']:.3f} ({'PASS' if m['ratio'] <= 0.5 else 'FAIL'} <= 0.5); "

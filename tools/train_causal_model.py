@@ -145,7 +145,7 @@ def main():
         p = (step - warmup) / max(1, args.steps - warmup)
         return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
 
-    evals, running, stopped_early = [], [], False
+    evals, running, stopped_early, done = [], [], False, 0
     train_start = time.time()
     for step in range(args.steps):
         if time.time() - start > 60 * args.minutes:
