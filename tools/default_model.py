@@ -372,6 +372,19 @@ class MaskedLM(nn.Module):
 DTYPES = {"F16": (torch.float16, 2), "F32": (torch.float32, 4)}
 
 
+def write_model_folder(out_dir, config, tokenizer, tensors):
+    """A model folder as the engine and Hugging Face read it: config.json, tokenizer.json and
+    model.safetensors (fp16)."""
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(out_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tokenizer, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors)
+
+
 def write_safetensors(path, tensors, dtype="F16"):
     torch_dtype, size = DTYPES[dtype]
     header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0

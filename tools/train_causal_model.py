@@ -96,14 +96,7 @@ def probe(model, sequences):
 
 
 def export(model, config, words, out_dir):
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "config.json"), "w") as f:
-        json.dump(config.to_hf(), f, indent=2)
-        f.write("\n")
-    with open(os.path.join(out_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
-        json.dump(cm.tokenizer_json(words), f, ensure_ascii=False, indent=1)
-        f.write("\n")
-    dm.write_safetensors(os.path.join(out_dir, "model.safetensors"), model.hf_state_dict())
+    dm.write_model_folder(out_dir, config.to_hf(), cm.tokenizer_json(words), model.hf_state_dict())
 
 
 def main():
