@@ -218,6 +218,11 @@ test('a second load comes from the cache with the fake Hub stopped; the cached m
   await page.locator('#tokens button.mh-token').nth(3).focus();
   await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 2);
   await expect(caption()).resolves.toEqual([`After “${expected.tokens[3]}” (token 4)`, last]);
+  // The pointer passing over another token and leaving it gives the focused token's list back.
+  await page.locator('#tokens button.mh-token').nth(4).hover();
+  await page.waitForFunction((c) => document.querySelector('#predictions figcaption').textContent === c, `After “${expected.tokens[4]}” (token 5)`);
+  await page.mouse.move(0, 0);
+  await page.waitForFunction((c) => document.querySelector('#predictions figcaption').textContent === c, `After “${expected.tokens[3]}” (token 4)`);
   await page.locator('#sentence').focus();
   await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 1);
   await page.locator('#tokens button.mh-token').nth(1).click();
