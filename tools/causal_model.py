@@ -248,6 +248,23 @@ def next_token_losses(model, hidden, ids):
     return F.cross_entropy(logits, ids[:, 1:].reshape(-1), reduction="none").view(B, T - 1)
 
 
+def copy_scores(model, sequences, run_length):
+    """Per-head induction and previous-token scores (L, H), and the first- and second-copy
+    losses, over sequences <|endoftext|> r r (B, 1 + 2·run_length)."""
+    ids = torch.tensor(sequences)  # (B, T)
+    with torch.no_grad():
+        hidden, att = model(ids)  # (B, T, d), (L, B, H, T, T)
+        losses = next_token_losses(model, hidden, ids)  # (B, T - 1): loss t predicts t + 1
+    i = torch.arange(run_length)
+    induction = att[:, :, :, 1 + run_length + i, 2 + i].mean(dim=(1, 3))  # (L, H)
+    t = torch.arange(1, ids.shape[1])
+    prev = att[:, :, :, t, t - 1].mean(dim=(1, 3))  # (L, H)
+    r = torch.arange(1, run_length)  # predicting r[1:]
+    first = losses[:, r].mean().item()  # from positions 1 .. run_length - 1
+    second = losses[:, run_length + r].mean().item()  # from positions run_length + 1 ..
+    return induction, prev, first, second
+
+
 def load_shipped_model(model_dir=MODEL_DIR, dtype=torch.float64):
     """The shipped model: fp16 weights -> float32 -> `dtype`, in eval mode."""
     with open(os.path.join(model_dir, "config.json")) as f:

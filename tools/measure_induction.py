@@ -38,23 +38,6 @@ MEASURE_SEED = 20220308  # the random words of the measurement; training draws f
 RUNS, RUN_LENGTH = 200, 50
 
 
-def scores(model, sequences, run_length):
-    """Per-head induction and previous-token scores (L, H), and the first- and second-copy
-    losses, over sequences <|endoftext|> r r (B, 1 + 2·run_length)."""
-    ids = torch.tensor(sequences)  # (B, T)
-    with torch.no_grad():
-        hidden, att = model(ids)  # (B, T, d), (L, B, H, T, T)
-        losses = cm.next_token_losses(model, hidden, ids)  # (B, T - 1): loss t predicts t + 1
-    i = torch.arange(run_length)
-    induction = att[:, :, :, 1 + run_length + i, 2 + i].mean(dim=(1, 3))  # (L, H)
-    t = torch.arange(1, ids.shape[1])
-    prev = att[:, :, :, t, t - 1].mean(dim=(1, 3))  # (L, H)
-    r = torch.arange(1, run_length)  # predicting r[1:]
-    first = losses[:, r].mean().item()  # from positions 1 .. run_length - 1
-    second = losses[:, run_length + r].mean().item()  # from positions run_length + 1 ..
-    return induction, prev, first, second
-
-
 def text_prev(model, vocab, sentences):
     """Mean attention from each token to the one before it over the held-out sentences (L, H)."""
     sums, rows = 0, 0
@@ -87,8 +70,8 @@ def measure(model_dir):
     init = cm.initial_model(model.config).to(torch.float64).eval()
     vocab = dm.load_vocab(model_dir)
     sequences = cm.repeated_random_sequences(RUNS, RUN_LENGTH, model.config.vocab_size, MEASURE_SEED)
-    induction, prev, first, second = scores(model, sequences, RUN_LENGTH)
-    induction0, prev0, first0, second0 = scores(init, sequences, RUN_LENGTH)
+    induction, prev, first, second = cm.copy_scores(model, sequences, RUN_LENGTH)
+    induction0, prev0, first0, second0 = cm.copy_scores(init, sequences, RUN_LENGTH)
     sentences = cm.held_out_sentences()
     prev_text = text_prev(model, vocab, sentences)
     H = model.config.n_head

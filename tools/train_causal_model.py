@@ -77,22 +77,13 @@ def validation_loss(model, held):
     return total / count
 
 
-@torch.no_grad()
 def probe(model, sequences):
     """The best head's induction and previous-token scores, and the second/first copy loss ratio,
     on a few repeated random runs (as measure_induction.py measures, on other runs)."""
     model.eval()
-    ids = torch.tensor(sequences)  # (B, 1 + 2 run)
-    run = (ids.shape[1] - 1) // 2
-    hidden, att = model(ids)  # (L, B, H, T, T)
-    losses = cm.next_token_losses(model, hidden, ids)
-    i, t = torch.arange(run), torch.arange(1, ids.shape[1])
-    induction = att[:, :, :, 1 + run + i, 2 + i].mean(dim=(1, 3)).max().item()
-    prev = att[:, :, :, t, t - 1].mean(dim=(1, 3)).max().item()
-    r = torch.arange(1, run)
-    ratio = (losses[:, run + r].mean() / losses[:, r].mean()).item()
+    induction, prev, first, second = cm.copy_scores(model, sequences, (len(sequences[0]) - 1) // 2)
     model.train()
-    return induction, prev, ratio
+    return induction.max().item(), prev.max().item(), second / first
 
 
 def export(model, config, words, out_dir):
