@@ -89,6 +89,43 @@ def training_sequence(rng, streams, T, vocab_size, random_repeat, span_repeat):
     return [BOS] + text[: T - 1]
 
 
+def successor_map(rng, vocab_size):
+    """A fixed random permutation of the word ids (specials map to themselves): the rule of
+    rule_sequence()."""
+    words = list(range(len(SPECIALS), vocab_size))
+    shuffled = words[:]
+    rng.shuffle(shuffled)
+    return list(range(len(SPECIALS))) + shuffled
+
+
+def rule_sequence(rng, T, vocab_size, successor, keep=0.9):
+    """<|endoftext|> then T - 1 random words in which, with probability `keep` at each place, the
+    word is successor[the word two places back]. Only a head that looks at the previous token can
+    read the word two back, so these sequences pay for a previous-token head directly; on
+    random text it forms slowly, because it pays only once an induction head uses it."""
+    words = [rng.randrange(len(SPECIALS), vocab_size) for _ in range(2)]
+    while len(words) < T - 1:
+        rule = rng.random() < keep
+        words.append(successor[words[-2]] if rule else rng.randrange(len(SPECIALS), vocab_size))
+    return [BOS] + words
+
+
+def copy_sequence(rng, T, vocab_size, copies, min_length, max_length):
+    """<|endoftext|> then T - 1 random words in which `copies` spans of min_length..max_length
+    words are copied to a later place. Returns the ids and the positions t from which the next
+    token ids[t + 1] is a copied word that only induction predicts (every word of a copy but its
+    first; a later copy may overwrite an earlier one, which leaves a few targets wrong)."""
+    words = [rng.randrange(len(SPECIALS), vocab_size) for _ in range(T - 1)]
+    targets = []
+    for _ in range(copies):
+        length = rng.randint(min_length, min(max_length, (T - 1) // 2))
+        src = rng.randint(0, T - 1 - 2 * length)
+        dst = rng.randint(src + length, T - 1 - length)
+        words[dst : dst + length] = words[src : src + length]
+        targets += range(dst + 1, dst + length)  # word dst + j sits at position dst + j + 1
+    return [BOS] + words, targets
+
+
 def xorshift32(seed):
     """Marsaglia's xorshift32: a generator of 32-bit integers simple enough to write the same in
     JavaScript, so the page and tests can draw the very sequences measure_induction.py measures."""
