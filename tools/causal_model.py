@@ -256,11 +256,16 @@ class GPT2(nn.Module):
                 std = 0.02 / math.sqrt(2 * c.n_layer) if name.endswith("c_proj.weight") else 0.02
                 nn.init.normal_(p, std=std)
 
-    def forward(self, ids, head_mask=None):
-        """ids (B, T); head_mask (L, H) or None. Returns the final hidden states (B, T, d), after
-        ln_f, and the attention probabilities of every layer, (L, B, H, T, T)."""
+    def forward(self, ids, head_mask=None, start=None):
+        """ids (B, T); head_mask (L, H) or None; start (B,) or None: the position of each
+        sequence's first token (training shows short windows at every position; 0 otherwise).
+        Returns the final hidden states (B, T, d), after ln_f, and the attention probabilities of
+        every layer, (L, B, H, T, T)."""
         T = ids.shape[1]
-        x = self.wte(ids) + self.wpe(torch.arange(T, device=ids.device))[None]  # (B, T, d)
+        positions = torch.arange(T, device=ids.device)[None]  # (1, T)
+        if start is not None:
+            positions = positions + start[:, None]  # (B, T)
+        x = self.wte(ids) + self.wpe(positions)  # (B, T, d)
         attentions = []
         for l, block in enumerate(self.h):
             x, probs = block(x, None if head_mask is None else head_mask[l])
