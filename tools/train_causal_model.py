@@ -26,12 +26,12 @@ Three stages (see STAGES), one fixed seed:
 
 Stages 1 and 2 use 32-token windows, each starting at a random one of the 128 positions: a
 circuit that needs two heads at once is slower to find the longer the window, since both start
-out spreading their attention over it. In our trials it formed within 2,000 steps of stage 2
-after a stage 1 on 32 tokens, and not in 3,000 after a stage 1 on 128. Starting the windows
+out spreading their attention over it. In our trials it formed after 1,750-2,750 steps of stage
+2 following a stage 1 on 32 tokens, and not in 3,000 following a stage 1 on 128. Starting the windows
 anywhere teaches every position (a stage 1 on the first 32 left the previous-token heads at 0.3
 over 100 tokens, and a later stage on 128 tokens did not mend it without breaking layer 1).
 
-Everything is seeded and the step counts are fixed, so two runs on the same machine (with the
+Everything is seeded, and stage 2's length follows from the seeded run, so two runs on the same machine (with the
 same thread count) write the same files; --minutes only stops a run that would overrun the
 budget (it says so, and the summary records it).
 
