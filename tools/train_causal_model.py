@@ -190,7 +190,9 @@ def main():
         if stage.data == "copy":
             redraw_layer(model.h[1], LAYER1_STD)
         frozen = {id(p) for p in frozen_in(stage, model)}
-        trained = [p for p in model.parameters() if id(p) not in frozen]
+        for p in model.parameters():  # no gradients kept for what the stage does not train
+            p.requires_grad_(id(p) not in frozen)
+        trained = [p for p in model.parameters() if p.requires_grad]
         # A new AdamW per stage: the moments of stage 1 describe a layer 1 that is gone.
         opt = torch.optim.AdamW([{"params": [p for p in trained if p.dim() >= 2], "weight_decay": 0.01},
                                  {"params": [p for p in trained if p.dim() < 2], "weight_decay": 0.0}],
