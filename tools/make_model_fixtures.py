@@ -1,53 +1,67 @@
-"""Write whole-model parity fixtures for the shipped default model.
+"""Write whole-model parity fixtures for the two built-in models.
 
     /usr/bin/python3 tools/make_model_fixtures.py
 
-Loads the SHIPPED files in web/models/default/ (fp16 weights converted to float32, then computed
-in float64 with the PyTorch BERT of tools/default_model.py), runs a few sentences and writes
-tests/fixtures/model/<case>/ with case.txt, ids.i32, attention.f32 (L, H, n, n) and hidden.f32
-(n, d), all raw little-endian, row-major, no header. Also prints how far a float32 forward pass
-lands from the float64 reference, as a guide for test tolerances.
+Loads the SHIPPED files of web/models/default/ and web/models/causal/ (fp16 weights converted to
+float32, then computed in float64), runs a few sentences and writes tests/fixtures/models/<model>/
+<case>/ with case.txt, ids.i32, attention.f32 (L, H, n, n) and hidden.f32 (n, d), and for the
+causal model also inputs.f32 (L, n, d) and logits.f32 (n, V); all raw little-endian, row-major,
+no header. The default model runs the PyTorch BERT of tools/default_model.py; the causal model
+runs tools/hf_models.py's GPT-2, written from the Hugging Face definition, and the script checks
+that the training's own module (tools/causal_model.py) computes the same. It also prints how far a
+float32 forward pass lands from the float64 reference, as a guide for test tolerances.
 
-What it deliberately does not do: no MLM head (it is not shipped), no batching or padding, no
-tokenizer fixtures beyond the ids of these sentences.
+What it deliberately does not do: no MLM head for the default model (it is not shipped), no
+batching or padding, no tokenizer fixtures beyond the ids of these sentences.
 """
+import json
 import os
 
 import numpy as np
 import torch
 
+import causal_model as cm
 import default_model as dm
+import hf_models
 
-OUT_DIR = os.path.join(dm.ROOT, "tests", "fixtures", "model")
+OUT_DIR = os.path.join(dm.ROOT, "tests", "fixtures", "models")
 
-CASES = [
+DEFAULT_CASES = [
     ("cat_sat", "The cat sat on the mat because it was tired."),
     ("unknown_word", "Gloriously, the zyxomorph said: \"I'm not tired (yet)!\""),
     ("sotu", "The Congress must act now to protect the rights of our people."),
     ("wordnet", "she walked to the store"),
     ("numbers", "In 1999, the budget grew by 20 percent, and we spent $5 on it."),
 ]
+CAUSAL_CASES = [
+    ("induction", "Mary went to the garden and John went to the market. Later Mary went to the"),
+    ("repeated_phrase", "The red car and the old bridge were in the picture. We saw the red car and the old"),
+    ("unknown_word", "Gloriously, the zyxomorph said: \"I'm not tired (yet)!\""),
+    ("sotu", "The Congress must act now to protect the rights of our people."),
+    ("long", " ".join(["The nation must protect the rights of the people."] * 14)),  # past 128 tokens: truncated
+]
 
 
-def forward(model, ids, dtype):
+def default_forward(model, ids, dtype):
     model = model.to(dtype)
     with torch.no_grad():
         hidden, attentions = model(torch.tensor([ids]))
-    attention = torch.stack([a[0] for a in attentions])  # (L, H, n, n)
-    return attention, hidden[0]  # (L, H, n, n), (n, d)
+    return {"attention": torch.stack([a[0] for a in attentions]), "hidden": hidden[0]}  # (L, H, n, n), (n, d)
 
 
-def write_case(name, text, ids, attention, hidden):
-    folder = os.path.join(OUT_DIR, name)
+def causal_forward(config, weights, ids, dtype):
+    t = hf_models.forward(config, {k: v.to(dtype) for k, v in weights.items()}, ids)
+    return {"attention": t.attention, "inputs": t.inputs, "hidden": t.hidden, "logits": t.logits}
+
+
+def write_case(folder, text, ids, tensors, vocab_size=None):
     os.makedirs(folder, exist_ok=True)
-    L, H, n, _ = attention.shape
-    d = hidden.shape[1]
-    files = {
-        "ids.i32": np.asarray(ids, dtype="<i4"),
-        "attention.f32": attention.numpy().astype("<f4"),
-        "hidden.f32": hidden.numpy().astype("<f4"),
-    }
-    lines = [f"text {text}", f"n_tokens {n}", f"n_layers {L}", f"n_heads {H}", f"d_model {d}"]
+    L, H, n, _ = tensors["attention"].shape
+    files = {"ids.i32": np.asarray(ids, dtype="<i4")}
+    files.update({f"{k}.f32": v.numpy().astype("<f4") for k, v in tensors.items()})
+    lines = [f"text {text}", f"n_tokens {n}", f"n_layers {L}", f"n_heads {H}", f"d_model {tensors['hidden'].shape[1]}"]
+    if vocab_size is not None:
+        lines.append(f"vocab_size {vocab_size}")
     for fname, arr in files.items():
         arr.tofile(os.path.join(folder, fname))
         lines.append("tensor " + fname + " " + " ".join(str(s) for s in arr.shape))
@@ -55,21 +69,48 @@ def write_case(name, text, ids, attention, hidden):
         f.write("\n".join(lines) + "\n")
 
 
-def main():
+def report(name, ids, words, t64, t32):
+    print(f"  {name}: {len(ids)} tokens ({' '.join(words[i] for i in ids)})")
+    diffs = ", ".join(f"{k} {float((t32[k].double() - v).abs().max()):.2e}" for k, v in t64.items())
+    print(f"    float32 vs float64 max |diff|: {diffs} (hidden max |value| {float(t64['hidden'].abs().max()):.2f})")
+
+
+def default_fixtures():
     model = dm.load_shipped_model(dtype=torch.float64)
     vocab = dm.load_vocab()
-    max_len = model.config.max_position_embeddings
-    for name, text in CASES:
-        ids = dm.encode(text, vocab, max_len)
-        att64, hid64 = forward(model, ids, torch.float64)
-        att32, hid32 = forward(model, ids, torch.float32)
-        write_case(name, text, ids, att64, hid64)
-        tokens = [w for w, i in sorted(vocab.items(), key=lambda kv: kv[1])]
-        print(f"{name}: {len(ids)} tokens ({' '.join(tokens[i] for i in ids)})")
-        print(f"  float32 vs float64: max |attention diff| {float((att32.double() - att64).abs().max()):.2e}, "
-              f"max |hidden diff| {float((hid32.double() - hid64).abs().max()):.2e} "
-              f"(hidden max |value| {float(hid64.abs().max()):.2f})")
-    print(f"wrote {len(CASES)} cases to {os.path.relpath(OUT_DIR, dm.ROOT)}")
+    words = [w for w, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    print("default model (BERT):")
+    for name, text in DEFAULT_CASES:
+        ids = dm.encode(text, vocab, model.config.max_position_embeddings)
+        t64, t32 = default_forward(model, ids, torch.float64), default_forward(model, ids, torch.float32)
+        write_case(os.path.join(OUT_DIR, "default", name), text, ids, t64)
+        report(name, ids, words, t64, t32)
+
+
+def causal_fixtures():
+    with open(os.path.join(cm.MODEL_DIR, "config.json")) as f:
+        config = json.load(f)
+    stored = dm.read_safetensors(os.path.join(cm.MODEL_DIR, "model.safetensors"))
+    weights = {k.removeprefix("transformer."): v.double() for k, v in stored.items()}
+    vocab = dm.load_vocab(cm.MODEL_DIR)
+    words = [w for w, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    trained = cm.load_shipped_model(dtype=torch.float64)
+    print("causal model (GPT-2):")
+    for name, text in CAUSAL_CASES:
+        ids = cm.encode(text, vocab, config["n_positions"])
+        t64, t32 = causal_forward(config, weights, ids, torch.float64), causal_forward(config, weights, ids, torch.float32)
+        with torch.no_grad():
+            hidden, att = trained(torch.tensor([ids]))
+        same = max(float((att[:, 0] - t64["attention"]).abs().max()), float((hidden[0] - t64["hidden"]).abs().max()))
+        assert same < 1e-9, f"the training's GPT2 module and hf_models.gpt2_forward differ by {same}"
+        write_case(os.path.join(OUT_DIR, "causal", name), text, ids, t64, config["vocab_size"])
+        report(name, ids, words, t64, t32)
+
+
+def main():
+    default_fixtures()
+    causal_fixtures()
+    print(f"wrote {len(DEFAULT_CASES) + len(CAUSAL_CASES)} cases to {os.path.relpath(OUT_DIR, dm.ROOT)}")
 
 
 if __name__ == "__main__":

@@ -1,59 +1,54 @@
-// The shipped default model (web/models/default) against its PyTorch definition on the fixture
-// sentences (tests/fixtures/model, made by tools/make_model_fixtures.py): every layer's attention
-// and the final hidden states to 1e-4 absolute.
+// The built-in models (web/models/default, a BERT, and web/models/causal, a GPT-2) against their
+// PyTorch definitions on the fixture sentences (tests/fixtures/models/<model>/<case>, made by
+// tools/make_model_fixtures.py): every layer's attention, and the final hidden states, to 1e-4
+// absolute; for the causal model also every layer's input, and the logits to 1e-3 of the largest.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <map>
 
-#include "multihead/kernels.h"
-#include "multihead/model.h"
+#include "fixture_compare.h"
 #include "fixture_files.h"
-#include "model_run.h"
-#include "reference.h"
+#include "multihead/model.h"
 
 namespace multihead::testing {
 namespace {
 
-const std::string kFixtures = std::string(MULTIHEAD_FIXTURES_DIR) + "/model/";
-const std::string kModel = std::string(MULTIHEAD_MODELS_DIR) + "/default/";
+const std::string kFixtures = std::string(MULTIHEAD_FIXTURES_DIR) + "/models/";
+const std::string kModels = std::string(MULTIHEAD_MODELS_DIR) + "/";
 
-std::vector<std::string> fixture_cases() { return subfolders(kFixtures); }
+// "<model>/<case>" for every case of every built-in model.
+std::vector<std::string> fixture_cases() {
+  std::vector<std::string> cases;
+  for (const std::string& model : subfolders(kFixtures)) {
+    for (const std::string& c : subfolders(kFixtures + model)) cases.push_back(model + "/" + c);
+  }
+  return cases;
+}
 
-const Model& default_model() {
-  static const Model model = [] {
-    const std::vector<uint8_t> config = read_file(kModel + "config.json");
-    return Model(parse_model_config(std::string(config.begin(), config.end())), SafetensorsFile(read_file(kModel + "model.safetensors")));
-  }();
-  return model;
+const Model& builtin_model(const std::string& name) {
+  static std::map<std::string, Model> models;
+  auto it = models.find(name);
+  if (it == models.end()) {
+    const std::vector<uint8_t> config = read_file(kModels + name + "/config.json");
+    it = models.emplace(name, Model(parse_model_config(std::string(config.begin(), config.end())),
+                                    SafetensorsFile(read_file(kModels + name + "/model.safetensors")))).first;
+  }
+  return it->second;
+}
+
+TEST(ModelFixtures, EachBuiltinModelHasAtLeastFiveCases) {
+  for (const char* model : {"default", "causal"}) EXPECT_GE(subfolders(kFixtures + model).size(), 5u) << model;
 }
 
 class ModelFixture : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(ModelFixture, MatchesThePyTorchModelTo1e4) {
-  std::map<std::string, int> v = case_fields(kFixtures + GetParam() + "/case.txt");
-  const int n = v["n_tokens"], layers = v["n_layers"], heads = v["n_heads"], d = v["d_model"];
-  ASSERT_GT(n, 0) << "no n_tokens in " << GetParam() << "/case.txt";
-  const auto ids = read_values<int32_t>(kFixtures + GetParam() + "/ids.i32", n);
-  const auto attention = read_values<float>(kFixtures + GetParam() + "/attention.f32", size_t(layers) * heads * n * n);
-  const auto hidden = read_values<float>(kFixtures + GetParam() + "/hidden.f32", size_t(n) * d);
-
-  const CollectedRun trace = run_collecting(default_model(), ids);
-  ASSERT_EQ(int(trace.layers.size()), layers);
-  double attention_diff = 0;
-  for (int l = 0; l < layers; ++l) {
-    attention_diff = std::max(attention_diff, max_abs_diff(ConstMatrixMap(trace.layers[l].weights.data(), heads * n, n),
-                                                           ConstMatrixMap(attention.data() + size_t(l) * heads * n * n, heads * n, n)));
-  }
-  const double hidden_diff = max_abs_diff(trace.run.hidden, ConstMatrixMap(hidden.data(), n, d));
-  std::printf("[ fixture  ] model %-12s %-8s max |diff| attention %.3g, hidden %.3g\n", GetParam().c_str(),
-              kernels::active_kernels().name, attention_diff, hidden_diff);
-  EXPECT_LT(attention_diff, 1e-4);
-  EXPECT_LT(hidden_diff, 1e-4);
+TEST_P(ModelFixture, MatchesThePyTorchModel) {
+  const std::string model = GetParam().substr(0, GetParam().find('/'));
+  expect_matches_fixture(builtin_model(model), kFixtures + GetParam() + "/", GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(DefaultModel, ModelFixture, ::testing::ValuesIn(fixture_cases()));
+INSTANTIATE_TEST_SUITE_P(BuiltinModels, ModelFixture, ::testing::ValuesIn(fixture_cases()),
+                         [](const auto& info) { return test_name(info.param); });
 
 }  // namespace
 }  // namespace multihead::testing

@@ -170,7 +170,7 @@ test('Cancel stops a download, says so, and keeps the model on screen; nothing h
   await expect(page.evaluate(() => document.activeElement.id)).resolves.toBe('model-cancel');
   await page.keyboard.press('Enter');
   await expect(loadEnded(page)).resolves.toBe('cancelled');
-  await expect(text(page, '#model-message')).resolves.toBe('Loading multihead-test/roberta was cancelled. The built-in model is still loaded.');
+  await expect(text(page, '#model-message')).resolves.toBe('Loading multihead-test/roberta was cancelled. The built-in BERT is still loaded.');
   expect(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('model'))).toBeNull();
   expect(await page.locator('.mh-grid-card').count()).toBe(4); // the built-in model's grid, still drawn
   const cached = await page.evaluate(async () => (await (await caches.open('multihead-models')).keys()).map((r) => r.url));

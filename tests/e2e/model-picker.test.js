@@ -121,7 +121,7 @@ test('the picker\'s controls are named, reached by Tab, and fit a 375 px phone',
   const unnamed = tree.split('\n').filter((line) => /- (button|combobox|textbox|progressbar)(\s*\[[^\]]*\])?:?\s*$/.test(line));
   expect(unnamed).toEqual([]);
   const options = await page.locator('#model-choice option').allTextContents();
-  expect(options).toEqual(['Built-in: 4 layers × 4 heads (offline, 3 MB)', 'bert-base-uncased (masked LM, 440 MB)',
+  expect(options).toEqual(['BERT: fills in a [MASK], 4 layers × 4 heads (3 MB)', 'GPT: predicts the next word, induction heads, 2 layers × 4 heads (2.4 MB)', 'bert-base-uncased (masked LM, 440 MB)',
     'distilbert-base-uncased (masked LM, 268 MB)', 'roberta-base (masked LM, 499 MB)', 'gpt2 (next token, 548 MB)',
     'distilgpt2 (next token, 353 MB)', 'Another Hub model…']);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

@@ -1,6 +1,6 @@
 // The single-file build (dist/multihead.js) loaded by a classic <script> from a file:// page in
-// headless Chromium: it fetches nothing, the element draws, and the global API computes what the
-// package computes in this Node process.
+// headless Chromium: it fetches nothing, the element draws both built-in models, and the global API
+// computes what the package computes in this Node process.
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
 import { launchBrowser } from './browser.js';
@@ -17,10 +17,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
-test('one classic script from file:// draws <multihead-view> and runs the model, fetching nothing else', async () => {
+test('one classic script from file:// draws <multihead-view> with either built-in model and runs the API, fetching nothing else', async () => {
   const expected = (await engine.loadModel()).run('The cat sat on the mat.');
+  const causalText = 'the red car and the old bridge . the red car and the old';
+  const causal = (await engine.loadModel({ builtin: 'causal' })).run(causalText);
   const { page, problems, responses } = await browser.open(PAGE);
-  await page.waitForFunction(() => (window.__done || window.__error) && document.getElementById('view').state !== 'loading', null, { timeout: 30000 });
+  await page.waitForFunction(() => (window.__done || window.__error) &&
+    ['view', 'causal'].every((id) => document.getElementById(id).state !== 'loading'), null, { timeout: 30000 });
   const shown = await page.evaluate(() => {
     const view = document.getElementById('view');
     return {
@@ -30,6 +33,12 @@ test('one classic script from file:// draws <multihead-view> and runs the model,
       tokens: view.tokens,
       weights: Array.from(view.attention[1][0]),
       global: window.__result,
+      causal: {
+        state: document.getElementById('causal').state,
+        tokens: document.getElementById('causal').tokens,
+        weights: Array.from(document.getElementById('causal').attention[2][1]),
+        masked: !document.getElementById('causal').shadowRoot.querySelector('.mh-causal-key').hidden,
+      },
     };
   });
   expect(shown.error).toBeNull();
@@ -41,6 +50,12 @@ test('one classic script from file:// draws <multihead-view> and runs the model,
   for (const weights of [shown.weights, shown.global.weights]) {
     expect(Math.max(...weights.map((w, i) => Math.abs(w - want[i])))).toBeLessThan(1e-6);
   }
+  // The causal built-in model is inlined too: model="causal" draws it, with its masked triangle's key.
+  expect(shown.causal.state).toBe('ready');
+  expect(shown.causal.tokens).toEqual(causal.tokens);
+  expect(shown.causal.masked).toBe(true);
+  const wantCausal = [...causal.attention(2, 1)];
+  expect(Math.max(...shown.causal.weights.map((w, i) => Math.abs(w - wantCausal[i])))).toBeLessThan(1e-6);
   // Only the page and the script itself were loaded.
   expect(responses.map((r) => r.url.split('/').pop())).toEqual(['single-file.html', 'multihead.js']);
   expect(problems).toEqual([]);

@@ -101,7 +101,7 @@ export function maxAbsDiff(a, b) {
 }
 
 /**
- * Reads one whole-model case folder (tests/fixtures/model/<case>, tests/fixtures/checkpoints/
+ * Reads one whole-model case folder (tests/fixtures/models/<model>/<case>, tests/fixtures/checkpoints/
  * <checkpoint>/cases/<case>): the text, the sizes, and each tensor file its case.txt lists, checked
  * against the shape written there. Keys: ids, attention (L, H, n, n), hidden (n, d), and, where
  * present, inputs (L, n, d) and logits (n, vocab).

@@ -54,7 +54,7 @@ test('{ builtin: "default" } is the default model, and an unknown name lists the
   const [named, omitted] = await Promise.all([engine.loadModel({ builtin: 'default' }), engine.loadModel()]);
   expect(named.run(SENTENCE).attention(1, 2)).toEqual(omitted.run(SENTENCE).attention(1, 2));
   await expect(engine.loadModel({ builtin: 'causal!' })).rejects.toThrow(
-    'loadModel has no built-in model the string "causal!"; the built-in models are default');
+    'loadModel has no built-in model the string "causal!"; the built-in models are default, causal');
   named.dispose();
   omitted.dispose();
 });

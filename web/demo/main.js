@@ -87,12 +87,13 @@ function startWorker() {
 
 /** What the worker's engine.loadModel takes for a choice (Files cross to the worker uncopied). */
 function workerSource(choice) {
-  return choice.kind === 'hub' ? choice.id : choice.kind === 'local' ? choice.files : null;
+  return choice.kind === 'hub' ? choice.id : choice.kind === 'local' ? choice.files : { builtin: choice.id };
 }
 
-/** A choice as the URL's model= and the element's model attribute name it: undefined for the built-in model. */
+/** A choice as the URL's model= and the element's model attribute name it: undefined for the default model. */
 function linkedModel(choice) {
-  return choice.kind === 'hub' ? choice.id : undefined;
+  if (choice.kind === 'hub') return choice.id;
+  return choice.kind === 'builtin' && choice.id !== 'default' ? choice.id : undefined;
 }
 
 /** The ?hub= of the page's address, when it is an http(s) URL (anything else is ignored). */

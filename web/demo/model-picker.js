@@ -1,4 +1,4 @@
-// The page's model controls: the built-in model, the Hub presets with their download sizes, a Hub
+// The page's model controls: the two built-in models, the Hub presets with their download sizes, a Hub
 // id typed in, a local folder (the directory picker, or drag-and-drop of the three files), the
 // progress of a load with its Cancel button, and the models downloaded into the browser's cache
 // with a Delete button each. It loads nothing itself: it hands a choice to onLoad and shows what
@@ -17,16 +17,23 @@ export const PRESETS = [
   { id: 'distilgpt2', megabytes: 353, note: 'next token' },
 ];
 const OTHER = 'other';
-const BUILTIN = 'builtin';
+const BUILTIN = 'builtin:'; // the select's value for a built-in model is 'builtin:' + its name
 
-/** A choice of model: { kind: 'builtin' } | { kind: 'hub', id } | { kind: 'local', files, name }. */
-export const BUILTIN_MODEL = Object.freeze({ kind: BUILTIN });
+/** The models inside the package, by the name loadModel's { builtin } takes, as sentences name them. */
+export const BUILTIN_NAMES = { default: 'the built-in BERT', causal: 'the built-in GPT' };
+
+/**
+ * A choice of model: { kind: 'builtin', id: 'default' | 'causal' } | { kind: 'hub', id } |
+ * { kind: 'local', files, name }.
+ */
+export const builtinModel = (id) => Object.freeze({ kind: 'builtin', id });
+export const BUILTIN_MODEL = builtinModel('default');
 
 /** How a choice is named in sentences. */
 export function modelName(choice) {
   if (choice.kind === 'hub') return choice.id;
   if (choice.kind === 'local') return choice.name ? `the model folder "${choice.name}"` : 'the model files you dropped';
-  return 'the built-in model';
+  return BUILTIN_NAMES[choice.id];
 }
 
 const mb = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1);
@@ -39,10 +46,9 @@ export function createModelPicker({ onLoad, onCancel }) {
     bar: $('model-bar'), bytes: $('model-bytes'), cancel: $('model-cancel'), message: $('model-message'),
     cache: $('model-cache'), cacheList: $('model-cache-list'), cacheSummary: $('model-cache-summary'), drop: $('drop-target'),
   };
-  for (const { id, megabytes, note } of PRESETS) {
-    dom.choice.querySelector('optgroup').append(new Option(`${id} (${note}, ${megabytes} MB)`, id));
-  }
-  dom.choice.querySelector('optgroup').append(new Option('Another Hub model…', OTHER));
+  const hub = $('model-hub-presets');
+  for (const { id, megabytes, note } of PRESETS) hub.append(new Option(`${id} (${note}, ${megabytes} MB)`, id));
+  hub.append(new Option('Another Hub model…', OTHER));
 
   dom.choice.addEventListener('change', () => {
     dom.id.hidden = dom.choice.value !== OTHER;
@@ -67,7 +73,7 @@ export function createModelPicker({ onLoad, onCancel }) {
 
   function chooseSelected() {
     const value = dom.choice.value;
-    if (value === BUILTIN) return onLoad(BUILTIN_MODEL);
+    if (value.startsWith(BUILTIN)) return onLoad(builtinModel(value.slice(BUILTIN.length)));
     if (value !== OTHER) return onLoad({ kind: 'hub', id: value });
     const text = dom.id.value.trim();
     try {
@@ -189,7 +195,7 @@ export function createModelPicker({ onLoad, onCancel }) {
     /** Shows `choice` in the controls, as if the user had picked it. */
     select(choice) {
       const preset = choice.kind === 'hub' && PRESETS.some((p) => p.id === choice.id);
-      dom.choice.value = choice.kind === BUILTIN ? BUILTIN : preset ? choice.id : choice.kind === 'hub' ? OTHER : dom.choice.value;
+      dom.choice.value = choice.kind === 'builtin' ? BUILTIN + choice.id : preset ? choice.id : choice.kind === 'hub' ? OTHER : dom.choice.value;
       dom.id.hidden = dom.choice.value !== OTHER;
       if (choice.kind === 'hub' && !preset) dom.id.value = choice.id;
     },

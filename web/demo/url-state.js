@@ -2,12 +2,14 @@
 // #sentence=The+cat+sat.&view=head&layer=2&head=3 (layer and head counted from 1, as on the page;
 // head=all for every head in the lines view). In the toy mode the toy layer's settings follow:
 // &mode=toy&d=16&heads=4&causal=1&seed=7. The grid of every layer is layer=all. A Hub model is
-// &model=gpt2 (or owner/name; model=default is the built-in model): only a valid Hub id is
+// &model=gpt2 (or owner/name; model=default and model=causal are the built-in models, whose names
+// win over Hub ids of the same spelling, as in the element's model attribute): only a valid Hub id is
 // read, so a link can name a model but never a URL to fetch. Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page. A link holds at most the first 2000
 // characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
 // is six million characters once percent-encoded.
 import { parseHubId } from '../src/hub.js';
+import { BUILTIN_MODELS } from '../src/model-files.js';
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
@@ -55,10 +57,10 @@ function toySettings(params) {
   return toy;
 }
 
-// "gpt2" → { kind: 'hub', id: 'gpt2' }, "default" → the built-in model; anything else → null.
+// "gpt2" → { kind: 'hub', id: 'gpt2' }, "default" or "causal" → a built-in model; anything else → null.
 function modelChoice(text) {
   if (text === null) return null;
-  if (text === 'default') return { kind: 'builtin' };
+  if (BUILTIN_MODELS.includes(text)) return { kind: 'builtin', id: text };
   try {
     parseHubId(text);
   } catch {
@@ -69,7 +71,8 @@ function modelChoice(text) {
 
 /**
  * The hash for a state: what readUrlState reads back (the sentence cut as linkedSentence cuts it).
- * `model` is a Hub id, or undefined for the built-in model (which the hash leaves out).
+ * `model` is a Hub id or a built-in model's name, or undefined for the default model (which the
+ * hash leaves out).
  */
 export function urlHash({ sentence, view, mode, layer, head, toy, model }) {
   const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });

@@ -4,10 +4,12 @@
 // - sentence: the text to run (without it, the element's own text content);
 // - view: grid (default), head, lines or steps;
 // - layer: from 1 (default 1); head: from 1 (default 1), or in the lines view a list such as "1, 3", or "all";
-// - model: a Hugging Face Hub model id ("gpt2", "bert-base-uncased", "owner/name"), or a folder URL
-//   holding config.json, tokenizer.json and model.safetensors (default, or "default": the package's
-//   model). A value with a scheme (https:), or starting with /, ./ or ../, or ending with /, is a
-//   URL; anything else is a Hub id. Elements naming the same model share one download;
+// - model: a built-in model, "default" (the default when absent: a small BERT) or "causal" (a small
+//   GPT-2 with induction heads), both inside the package; a Hugging Face Hub model id ("gpt2",
+//   "bert-base-uncased", "owner/name"); or a folder URL holding config.json, tokenizer.json and
+//   model.safetensors. A value with a scheme (https:), or starting with /, ./ or ../, or ending
+//   with /, is a URL; the two built-in names are never Hub ids; anything else is a Hub id.
+//   Elements naming the same model share one download;
 // - hub-url: where Hub ids are fetched from, an http(s) URL (default: the Hugging Face Hub); for
 //   a mirror, or a test's fake Hub;
 // - theme: light (default), dark, or auto (follows the system);

@@ -6,12 +6,14 @@
 // would need a second file to host, which some authors cannot serve. It is for browsers only.
 // On the main thread nothing can stop a tokenizer that never returns (a hostile tokenizer.json):
 // the loader's pattern check and the 2000-character cap below are its only defences.
-// The model attribute is a Hub id (gpt2, owner/name) or a folder URL; elements asking for the same
+// The model attribute names a built-in model (default, causal), a Hub id (gpt2, owner/name) or a
+// folder URL; elements asking for the same
 // model share one download and one copy in memory, which is freed (or its download stopped) once
 // no element on the page has used it for a few seconds. It keeps every layer's attention weights,
 // and computes a layer's full trace only for the four-steps view's layer.
 import { loadEngine } from './engine.js';
 import { DEFAULT_HUB_URL, hubBase, isHubId } from './hub.js';
+import { BUILTIN_MODELS } from './model-files.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
 import { el } from './views/dom.js';
@@ -50,7 +52,7 @@ const RELEASE_MS = 5000;
 
 /** The model `source` names (modelSource's) for `user`, loaded once for every element that names it. */
 function sharedModel(source, user) {
-  const key = JSON.stringify(source ?? null);
+  const key = JSON.stringify(source);
   releaseModel(user, key);
   let entry = shared.models.get(key);
   if (!entry) {
@@ -60,7 +62,7 @@ function sharedModel(source, user) {
     });
     const controller = new AbortController();
     const options = { signal: controller.signal, ...(source?.hub ? { hubUrl: source.hubUrl } : {}) };
-    const loading = shared.engine.then((engine) => engine.loadModel(source === undefined ? undefined : source.hub ?? source.url, options));
+    const loading = shared.engine.then((engine) => engine.loadModel(source.builtin ? source : source.hub ?? source.url, options));
     entry = { loading, users: new Set(), controller, timer: 0 };
     loading.catch(() => shared.models.get(key) === entry && shared.models.delete(key));
     shared.models.set(key, entry);
@@ -206,7 +208,7 @@ export class MultiheadView extends HTMLElement {
       ++this.#state.asked;
       return this.#fail(error.message);
     }
-    const key = JSON.stringify([source ?? null, sentence]);
+    const key = JSON.stringify([source, sentence]);
     if (this.#state.result?.key !== key) {
       const asked = ++this.#state.asked;
       this.#state.result = null;
@@ -338,14 +340,15 @@ export class MultiheadView extends HTMLElement {
 }
 
 /**
- * The model attribute as { hub, hubUrl } (a Hub id) or { url } (a folder URL, made absolute, so
- * "./m/" and "/m/" share when they are the same folder); absent, empty or "default" is the
- * default model (undefined). A value with a scheme, or starting with /, ./ or ../, or ending with
- * /, is a URL; anything else is a Hub id, which loadModel checks. hub-url must be http(s).
+ * The model attribute as { builtin } (a built-in model's name: absent or empty is "default"),
+ * { hub, hubUrl } (a Hub id) or { url } (a folder URL, made absolute, so "./m/" and "/m/" share
+ * when they are the same folder). A value with a scheme, or starting with /, ./ or ../, or ending
+ * with /, is a URL; the built-in names win over Hub ids of the same spelling (the Hub has no such
+ * models); anything else is a Hub id, which loadModel checks. hub-url must be http(s).
  */
 function modelSource(value, hubUrl) {
-  const text = value?.trim() ?? '';
-  if (text === '' || text === 'default') return undefined;
+  const text = value?.trim() || 'default';
+  if (BUILTIN_MODELS.includes(text)) return { builtin: text };
   if (!isHubId(text) || text.endsWith('/')) return { url: new URL(text, document.baseURI).href };
   // hubBase refuses what is not a plain http(s) URL, and spells the default Hub one way.
   try {

@@ -60,9 +60,13 @@ export interface ModelFiles {
   weights: ArrayBuffer | ArrayBufferView | Blob | string | URL;
 }
 
-/** A model shipped inside the package: 'default' (a 4-layer BERT) needs no network. */
+/**
+ * A model shipped inside the package, loaded with no network: 'default' (a 4-layer, 4-head
+ * word-level BERT, a masked LM) or 'causal' (a 4-layer, 4-head word-level GPT-2 trained to show
+ * previous-token and induction heads; it predicts the next word).
+ */
 export interface BuiltinModel {
-  builtin: 'default';
+  builtin: 'default' | 'causal';
 }
 
 export interface LoadProgress {
@@ -103,7 +107,8 @@ export class Engine {
   createAttention(config: AttentionConfig): Attention;
   /**
    * Loads a BERT, DistilBERT, RoBERTa or GPT-2 model (config.json's model_type): the default model
-   * inside the package when `source` is omitted or { builtin: 'default' } (no network); a Hugging
+   * inside the package when `source` is omitted or { builtin: 'default' }, the causal one with
+   * { builtin: 'causal' } (no network for either); a Hugging
    * Face Hub id ('bert-base-uncased', 'owner/name'), read from {hubUrl}/{id}/resolve/{revision}/
    * and, in browsers, kept in the Cache API; a folder URL holding config.json, tokenizer.json and
    * model.safetensors (a string URL has a scheme, starts with /, ./ or ../, or ends with /; in

@@ -22,13 +22,24 @@ export const MAX_JSON_DEPTH = 64;
 const node = typeof globalThis.process?.getBuiltinModule === 'function' && !globalThis.document
   ? (name) => globalThis.process.getBuiltinModule(name) : null;
 
-// One literal URL per file, so bundlers see them and ship them as assets. A function, so a classic
-// script (the single-file build, where import.meta.url is empty) never resolves them.
-const defaultModel = () => inlined.model ?? {
-  config: new URL('../models/default/config.json', import.meta.url),
-  tokenizer: new URL('../models/default/tokenizer.json', import.meta.url),
-  weights: new URL('../models/default/model.safetensors', import.meta.url),
+// The models inside the package, by name: one literal URL per file, so bundlers see them and ship
+// them as assets. Functions, so a classic script (the single-file build, where import.meta.url is
+// empty) never resolves them: it has the files inlined.
+const BUILTINS = {
+  default: () => inlined.models.default ?? {
+    config: new URL('../models/default/config.json', import.meta.url),
+    tokenizer: new URL('../models/default/tokenizer.json', import.meta.url),
+    weights: new URL('../models/default/model.safetensors', import.meta.url),
+  },
+  causal: () => inlined.models.causal ?? {
+    config: new URL('../models/causal/config.json', import.meta.url),
+    tokenizer: new URL('../models/causal/tokenizer.json', import.meta.url),
+    weights: new URL('../models/causal/model.safetensors', import.meta.url),
+  },
 };
+
+/** The names of the built-in models, for `{ builtin: name }`. */
+export const BUILTIN_MODELS = Object.freeze(Object.keys(BUILTINS));
 
 /**
  * Resolves `source` to { config: string, tokenizer: object, weights: byte source } (see
@@ -36,7 +47,7 @@ const defaultModel = () => inlined.model ?? {
  * signal, progress(file, loaded, total) }.
  */
 export async function readModelFiles(source, options = {}) {
-  if (source === undefined) source = defaultModel();
+  if (source === undefined) source = BUILTINS.default();
   else if (isBuiltin(source)) source = builtinModel(source.builtin);
   if (typeof source === 'string' && classify(source) === 'hub') return readHubModel(source, options);
   if (typeof source === 'string' || source instanceof URL) {
@@ -113,9 +124,6 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     },
   };
 }
-
-// The models inside the package, by name.
-const BUILTINS = { default: defaultModel };
 
 function isBuiltin(source) {
   return source !== null && typeof source === 'object' && !(source instanceof URL) && 'builtin' in source;

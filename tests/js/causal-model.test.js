@@ -1,0 +1,101 @@
+// The causal built-in model's induction circuit, measured by the engine: on the same repeated
+// random words that tools/measure_induction.py measures (drawn here with the same xorshift32), every
+// head's induction and previous-token scores and the first- and second-copy losses equal the ones
+// the script wrote to tests/fixtures/models/causal-heads.json, to 3 decimals, on both builds. So
+// the model card's numbers are the engine's, not only PyTorch's; and the bars the card claims hold.
+import { readFileSync } from 'node:fs';
+import { loadEngine } from '../../web/src/index.js';
+import { BUILDS } from './helpers.js';
+
+const measured = JSON.parse(readFileSync(new URL('../fixtures/models/causal-heads.json', import.meta.url), 'utf8'));
+const tokenizer = JSON.parse(readFileSync(new URL('../../web/models/causal/tokenizer.json', import.meta.url), 'utf8'));
+const WORDS = Object.entries(tokenizer.model.vocab).sort((a, b) => a[1] - b[1]).map(([word]) => word);
+const SPECIALS = tokenizer.added_tokens.length;
+
+/** tools/causal_model.py's xorshift32, as an endless iterator of unsigned 32-bit integers. */
+function* xorshift32(seed) {
+  let x = seed >>> 0;
+  for (;;) {
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    yield x;
+  }
+}
+
+/** tools/causal_model.py's repeated_random_sequences, without the <|endoftext|> the tokenizer adds. */
+function repeatedRuns(count, length, seed) {
+  const draw = xorshift32(seed);
+  return Array.from({ length: count }, () => {
+    const run = [];
+    while (run.length < length) {
+      const word = SPECIALS + (draw.next().value % (WORDS.length - SPECIALS));
+      if (!run.includes(word)) run.push(word);
+    }
+    return [...run, ...run];
+  });
+}
+
+/** Cross-entropy of `next` under the logits. */
+function loss(logits, next) {
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of logits) sum += Math.exp(v - max);
+  return Math.log(sum) + max - logits[next];
+}
+
+describe.each(BUILDS)('the %s build', (build, options) => {
+  let engine, model, scores;
+  beforeAll(async () => {
+    engine = await loadEngine(options);
+    model = await engine.loadModel({ builtin: 'causal' });
+    const { runs, run_length: length, seed } = measured;
+    const L = model.numLayers, H = model.numHeads;
+    const induction = new Float64Array(L * H), prev = new Float64Array(L * H);
+    let first = 0, second = 0, firstCount = 0, secondCount = 0;
+    for (const words of repeatedRuns(runs, length, seed)) {
+      const r = model.run(words.map((id) => WORDS[id]).join(' '));
+      expect(Array.from(r.ids)).toEqual([0, ...words]); // the text holds exactly the drawn words
+      const n = r.ids.length;
+      for (let l = 0; l < L; l++) {
+        for (let h = 0; h < H; h++) {
+          const a = r.attention(l, h);
+          for (let i = 0; i < length; i++) induction[l * H + h] += a[(1 + length + i) * n + 2 + i] / (runs * length);
+          for (let t = 1; t < n; t++) prev[l * H + h] += a[t * n + t - 1] / (runs * (n - 1));
+        }
+      }
+      for (let t = 1; t < length; t++) {
+        first += loss(r.logits(t), r.ids[t + 1]);
+        second += loss(r.logits(length + t), r.ids[length + t + 1]);
+      }
+      firstCount += length - 1;
+      secondCount += length - 1;
+    }
+    scores = { induction, prev, first: first / firstCount, second: second / secondCount };
+  }, 120000);
+  afterAll(() => engine.dispose());
+
+  test('every head\'s induction and previous-token score is the script\'s to 3 decimals', () => {
+    const H = model.numHeads;
+    for (const { layer, head, induction, prev } of measured.heads) {
+      expect(Math.abs(scores.induction[layer * H + head] - induction)).toBeLessThan(5e-4);
+      expect(Math.abs(scores.prev[layer * H + head] - prev)).toBeLessThan(5e-4);
+    }
+    process.stdout.write(`[causal] ${build}: induction ${Array.from(scores.induction, (v) => v.toFixed(3)).join(' ')}\n`);
+  });
+
+  test('the second copy\'s loss is at most half the first\'s, as the script measured', () => {
+    expect(Math.abs(scores.first - measured.first_copy_loss)).toBeLessThan(5e-4);
+    expect(Math.abs(scores.second - measured.second_copy_loss)).toBeLessThan(5e-4);
+    expect(scores.second / scores.first).toBeLessThanOrEqual(0.5);
+  });
+
+  test('an induction head scores at least 0.5, above a previous-token head of at least 0.6 in an earlier layer', () => {
+    const H = model.numHeads;
+    const best = scores.induction.reduce((b, v, i) => (v > scores.induction[b] ? i : b), 0);
+    expect(scores.induction[best]).toBeGreaterThanOrEqual(0.5);
+    const below = scores.prev.slice(0, Math.floor(best / H) * H);
+    expect(Math.max(...below)).toBeGreaterThanOrEqual(0.6);
+  });
+});
