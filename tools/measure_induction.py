@@ -24,6 +24,9 @@ training never saw, and prints Markdown for the model card:
   with the best previous-token head of an earlier layer zeroed (zeroed: the head's output is set
   to 0 before the output projection, as Hugging Face's head_mask does).
 
+  Copying in everyday text: each held-out sentence written twice, <|endoftext|> s s; how often
+  the model ranks the actual next word first in the first copy and in the second.
+
 What it deliberately does not do: no training, no plots, no syntactic roles.
 """
 import argparse
@@ -65,6 +68,28 @@ def second_copy_loss(model, sequences, run_length, zero):
     return losses[:, run_length + torch.arange(1, run_length)].mean().item()
 
 
+def text_copy(model, vocab, sentences):
+    """Each held-out sentence written twice, <|endoftext|> s s: the share of tokens the model ranks
+    first, in the first copy and in the second (every token but the copy's first; [UNK] targets
+    left out), as a plain measure of copying in everyday text."""
+    hits, counts = [0, 0], [0, 0]
+    for s in sentences:
+        words = cm.encode(s, vocab, model.config.n_positions)[1:]
+        if len(words) < 3 or 1 + 2 * len(words) > model.config.n_positions:
+            continue
+        ids = torch.tensor([[cm.BOS] + words + words])
+        with torch.no_grad():
+            hidden, _ = model(ids)
+            top = model.logits(hidden[0, :-1]).argmax(-1)  # the prediction after each position
+        n = len(words)
+        for copy, positions in enumerate((range(1, n), range(n + 1, 2 * n))):
+            for p in positions:  # predicts ids[p + 1]
+                if ids[0, p + 1] != cm.UNK:
+                    hits[copy] += int(top[p] == ids[0, p + 1])
+                    counts[copy] += 1
+    return hits[0] / counts[0], hits[1] / counts[1], counts[1]
+
+
 def measure(model_dir):
     model = cm.load_shipped_model(model_dir)
     init = cm.initial_model(model.config).to(torch.float64).eval()
@@ -74,6 +99,7 @@ def measure(model_dir):
     induction0, prev0, first0, second0 = cm.copy_scores(init, sequences, RUN_LENGTH)
     sentences = cm.held_out_sentences()
     prev_text = text_prev(model, vocab, sentences)
+    first_top1, second_top1, copied = text_copy(model, vocab, sentences)
     H = model.config.n_head
     best_induction = divmod(int(induction.argmax()), H)
     # The previous-token head the circuit needs sits below the induction head; with the best
@@ -91,6 +117,7 @@ def measure(model_dir):
         "heads": heads,
         "first_copy_loss": first, "second_copy_loss": second, "ratio": second / first,
         "first_copy_loss_init": first0, "second_copy_loss_init": second0,
+        "text_copy": {"first_top1": first_top1, "second_top1": second_top1, "tokens": copied},
         "best_induction": {"layer": best_induction[0], "head": best_induction[1],
                            "score": induction[best_induction].item(),
                            "second_copy_loss_zeroed": second_copy_loss(model, sequences, RUN_LENGTH, best_induction)},
@@ -116,6 +143,9 @@ def report(m):
     print(f"loss on the first copy {m['first_copy_loss']:.3f}, on the second {m['second_copy_loss']:.3f}: "
           f"ratio {m['ratio']:.3f} ({'PASS' if m['ratio'] <= 0.5 else 'FAIL'} <= 0.5); "
           f"at initialisation {m['first_copy_loss_init']:.3f} and {m['second_copy_loss_init']:.3f}")
+    t = m["text_copy"]
+    print(f"held-out sentences written twice: the next word ranked first {100 * t['first_top1']:.1f}% of the time "
+          f"in the first copy, {100 * t['second_top1']:.1f}% in the second ({t['tokens']} tokens)")
     for name, b in (("induction", bi), ("previous-token", bp)):
         rise = b["second_copy_loss_zeroed"] - m["second_copy_loss"]
         print(f"zeroing the best {name} head (layer {b['layer']} head {b['head']}): second-copy loss "
