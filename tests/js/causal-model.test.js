@@ -3,8 +3,10 @@
 // head's induction and previous-token scores and the first- and second-copy losses equal the ones
 // the script wrote to tests/fixtures/models/causal-heads.json, to 3 decimals, on both builds. So
 // the model card's numbers are the engine's, not only PyTorch's; and the bars the card claims hold.
+// And on each of the page's causal examples, which repeat a phrase, the model predicts the repeat.
 import { readFileSync } from 'node:fs';
 import { loadEngine } from '../../web/src/index.js';
+import { EXAMPLES } from '../../web/demo/examples.js';
 import { BUILDS } from './helpers.js';
 
 const measured = JSON.parse(readFileSync(new URL('../fixtures/models/causal-heads.json', import.meta.url), 'utf8'));
@@ -97,5 +99,14 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(scores.induction[best]).toBeGreaterThanOrEqual(0.5);
     const below = scores.prev.slice(0, Math.floor(best / H) * H);
     expect(Math.max(...below)).toBeGreaterThanOrEqual(0.6);
+  });
+
+  test.each(EXAMPLES.causal)('after the page\'s example %j the model puts first the word that followed the last word\'s first occurrence', (text) => {
+    const r = model.run(text);
+    const n = r.tokens.length;
+    const earlier = r.ids.indexOf(r.ids[n - 1]);
+    expect(earlier).toBeLessThan(n - 1);
+    expect(r.tokens).not.toContain('[UNK]');
+    expect(r.predictions(n - 1, 1)[0].id).toBe(r.ids[earlier + 1]);
   });
 });

@@ -27,3 +27,8 @@ test("the README's model example runs as written and prints what its comments sa
   const lines = runExample(1).trim().split('\n');
   expect(lines).toEqual(['[CLS] The cat sat on the mat because it was tired . [SEP]', '169']);
 });
+
+test("the README's causal-model example runs as written and prints what its comments say", () => {
+  const lines = runExample(2).trim().split('\n');
+  expect(lines).toEqual(['William', 'william']);
+});

@@ -16,26 +16,9 @@ import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
 import { download, embedSnippets } from './share.js';
 import { LimitedWorker, Stopped, timeLimit } from './limited-worker.js';
 import { BUILTIN_MODEL, createModelPicker, modelName } from './model-picker.js';
+import { EXAMPLES } from './examples.js';
 import { renderPredictions } from './predictions.js';
 
-// Example sentences, by kind of model. A causal model's show induction: a phrase seen once is
-// copied when it starts again, so an induction head attends from the second "mary" to the word that
-// followed the first one, and the model predicts that word.
-const EXAMPLES = {
-  masked: [
-    'The cat sat on the mat because it was tired.',
-    'The president said that the nation would not forget.',
-    'She gave him the book, and he read it twice.',
-    'We hold these truths to be self-evident.',
-    'Le chat 🐈 dort sur le tapis.',
-  ],
-  causal: [
-    'Mary went to the garden and John went to the market. Later Mary went to the',
-    'The red car and the old bridge were in the picture. We saw the red car and the old',
-    'green apple , blue river , cold coffee , green apple , blue river , cold',
-    'Alice met Bob in Paris and Carol met Dave in Rome. Then Alice met Bob in',
-  ],
-};
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
 const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
 // A run's time limit grows with the model's work on top of the tokenizer's allowance, at an

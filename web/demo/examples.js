@@ -1,0 +1,20 @@
+// The page's example sentences, by kind of model. A causal model's show induction: a phrase seen
+// once starts again, so an induction head attends from its second "met" to the word that followed
+// the first one, and the model predicts that word (tests/js/causal-model.test.js checks it for the
+// built-in causal model, on every one).
+export const EXAMPLES = {
+  masked: [
+    'The cat sat on the mat because it was tired.',
+    'The president said that the nation would not forget.',
+    'She gave him the book, and he read it twice.',
+    'We hold these truths to be self-evident.',
+    'Le chat 🐈 dort sur le tapis.',
+  ],
+  causal: [
+    'Yesterday Henry met William at the station. Today Henry met',
+    'George wrote a long letter to his brother. The next day George wrote a long',
+    'The king gave his daughter a golden ring. Later the king gave his daughter a golden',
+    'The army crossed the frozen lake at night. In the morning the army crossed the frozen',
+    'green apple, blue river, cold coffee. green apple, blue river, cold',
+  ],
+};
