@@ -258,7 +258,7 @@ test('the Hub\'s errors are plain messages on the page, and the model on screen 
     await expect(loadEnded(page)).resolves.toBe('error');
     const shown = await text(page, '#model-message');
     expect(shown).toMatch(message);
-    expect(shown).toMatch(/ The built-in model is still loaded\.$/);
+    expect(shown).toMatch(/ The built-in BERT is still loaded\.$/);
     expect(await page.locator('#model-message').getAttribute('role')).toBe('alert');
   }
   // Not a Hub id: said at the field, and nothing is fetched.

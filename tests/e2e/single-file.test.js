@@ -36,7 +36,7 @@ test('one classic script from file:// draws <multihead-view> with either built-i
       causal: {
         state: document.getElementById('causal').state,
         tokens: document.getElementById('causal').tokens,
-        weights: Array.from(document.getElementById('causal').attention[2][1]),
+        weights: Array.from(document.getElementById('causal').attention[1][0]),
         masked: !document.getElementById('causal').shadowRoot.querySelector('.mh-causal-key').hidden,
       },
     };
@@ -54,7 +54,7 @@ test('one classic script from file:// draws <multihead-view> with either built-i
   expect(shown.causal.state).toBe('ready');
   expect(shown.causal.tokens).toEqual(causal.tokens);
   expect(shown.causal.masked).toBe(true);
-  const wantCausal = [...causal.attention(2, 1)];
+  const wantCausal = [...causal.attention(1, 0)];
   expect(Math.max(...shown.causal.weights.map((w, i) => Math.abs(w - wantCausal[i])))).toBeLessThan(1e-6);
   // Only the page and the script itself were loaded.
   expect(responses.map((r) => r.url.split('/').pop())).toEqual(['single-file.html', 'multihead.js']);

@@ -40,7 +40,7 @@ function excerpt(sentence) {
 /**
  * The iframe and the element that show what is on screen (the iframe's link is `href`, the
  * page's own URL), with a note for each on what of the sentence it leaves out ('' when nothing).
- * `model` is the Hub id on screen, or undefined for the built-in model.
+ * `model` is the Hub id or the built-in model's name on screen, or undefined for the default model.
  */
 export function embedSnippets({ sentence, view, layer, head, toy, model, href = location.href }) {
   const linked = linkedSentence(sentence);
