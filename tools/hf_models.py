@@ -11,8 +11,12 @@ stripped and the current `weight`/`bias` spelling: `embeddings.word_embeddings.w
 ... The file layouts of real checkpoints (prefixes, legacy gamma/beta, buffers, tied weights
 left out) are make_checkpoints.py's business, not this file's.
 
-Each forward takes (config, weights, ids): the parsed config.json with the architecture's own
-field names, the state dict, and a list of token ids, and returns a Trace.
+Each forward takes (config, weights, ids, ablation): the parsed config.json with the
+architecture's own field names, the state dict, a list of token ids, and optionally heads to
+switch off, {(layer, head): "zero" | "mean"}; it returns a Trace. A "zero" head outputs zeros, as
+a 0 in Hugging Face's head_mask makes it (head_mask scales the head's probabilities, so its
+output is 0); a "mean" head outputs, at every position, the mean of its output over the
+positions. Either way the Trace keeps the head's attention probabilities as computed, unscaled.
 
 What it deliberately does not do: no batching, padding or attention masks, no dropout, no token
 type ids other than 0, no pooler or next-sentence head, no KV cache.
@@ -59,8 +63,27 @@ def gelu_tanh(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def attention(q, k, v, n_heads, causal):
-    """Scaled dot-product attention over heads; q, k, v (n, d). Returns (n, d) and (H, n, n)."""
+def ablate(context, modes):
+    """context (H, n, k): each head's output; modes (H) of None, "zero" or "mean"."""
+    heads = []
+    for c, mode in zip(context, modes):
+        if mode == "zero":
+            c = torch.zeros_like(c)
+        elif mode == "mean":
+            c = c.mean(0, keepdim=True).expand_as(c)
+        else:
+            assert mode is None, mode
+        heads.append(c)
+    return torch.stack(heads)
+
+
+def layer_modes(ablation, layer, n_heads):
+    return [(ablation or {}).get((layer, h)) for h in range(n_heads)]
+
+
+def attention(q, k, v, n_heads, causal, modes=None):
+    """Scaled dot-product attention over heads; q, k, v (n, d); modes as ablate()'s, or None.
+    Returns (n, d) and (H, n, n)."""
     n, d = q.shape
     heads = lambda t: t.reshape(n, n_heads, d // n_heads).transpose(0, 1)  # (n, d) -> (H, n, k)
     q, k, v = heads(q), heads(k), heads(v)
@@ -69,11 +92,14 @@ def attention(q, k, v, n_heads, causal):
         future = torch.ones(n, n, dtype=torch.bool).triu(1)
         scores = scores.masked_fill(future, float("-inf"))
     probs = torch.softmax(scores, dim=-1)  # (H, n, n)
-    context = (probs @ v).transpose(0, 1).reshape(n, d)  # (n, d), heads concatenated
+    context = probs @ v  # (H, n, k)
+    if modes is not None:
+        context = ablate(context, modes)
+    context = context.transpose(0, 1).reshape(n, d)  # (n, d), heads concatenated
     return context, probs
 
 
-def post_ln_encoder(x, w, layers, names, n_heads, eps):
+def post_ln_encoder(x, w, layers, names, n_heads, eps, ablation):
     """BERT-style blocks (LayerNorm after each residual add, erf GELU); x (n, d).
 
     `names` maps the block's roles (q k v o ln1 ff1 ff2 ln2) to the architecture's module names,
@@ -84,7 +110,7 @@ def post_ln_encoder(x, w, layers, names, n_heads, eps):
         p = lambda role: f"{names['layers']}.{l}.{names[role]}"
         inputs.append(x)
         context, probs = attention(linear(x, w, p("q")), linear(x, w, p("k")), linear(x, w, p("v")),
-                                   n_heads, causal=False)
+                                   n_heads, False, layer_modes(ablation, l, n_heads))
         attentions.append(probs)
         x = layer_norm(x + linear(context, w, p("o")), w, p("ln1"), eps)  # (n, d)
         ff = linear(gelu_erf(linear(x, w, p("ff1"))), w, p("ff2"))  # (n, F) -> (n, d)
@@ -125,7 +151,7 @@ def masked_lm_logits(config, w, hidden, eps):
     return mlm_head(hidden, w, dense, norm, bias, "embeddings.word_embeddings.weight", eps)
 
 
-def bert_like_forward(config, w, ids, positions):
+def bert_like_forward(config, w, ids, positions, ablation):
     """BERT and RoBERTa: word + position + token-type-0 embeddings, LayerNorm, post-LN blocks."""
     eps = config["layer_norm_eps"]
     ids = torch.tensor(ids)
@@ -134,31 +160,31 @@ def bert_like_forward(config, w, ids, positions):
          + w["embeddings.token_type_embeddings.weight"][0])       # (d,)
     x = layer_norm(x, w, "embeddings.LayerNorm", eps)
     hidden, attn, inputs = post_ln_encoder(x, w, config["num_hidden_layers"], BERT_BLOCK,
-                                           config["num_attention_heads"], eps)
+                                           config["num_attention_heads"], eps, ablation)
     return Trace(attn, inputs, hidden, masked_lm_logits(config, w, hidden, eps))
 
 
-def bert_forward(config, w, ids):
-    return bert_like_forward(config, w, ids, torch.arange(len(ids)))
+def bert_forward(config, w, ids, ablation):
+    return bert_like_forward(config, w, ids, torch.arange(len(ids)), ablation)
 
 
-def roberta_forward(config, w, ids):
+def roberta_forward(config, w, ids, ablation):
     # Positions count from padding_idx + 1 (RoBERTa's create_position_ids_from_input_ids; with no
     # padding in the input every token is counted).
     start = config["pad_token_id"] + 1
-    return bert_like_forward(config, w, ids, torch.arange(start, start + len(ids)))
+    return bert_like_forward(config, w, ids, torch.arange(start, start + len(ids)), ablation)
 
 
-def distilbert_forward(config, w, ids):
+def distilbert_forward(config, w, ids, ablation):
     ids = torch.tensor(ids)
     x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:len(ids)]
     x = layer_norm(x, w, "embeddings.LayerNorm", DISTILBERT_EPS)  # (n, d); no token types
     hidden, attn, inputs = post_ln_encoder(x, w, config["n_layers"], DISTILBERT_BLOCK,
-                                           config["n_heads"], DISTILBERT_EPS)
+                                           config["n_heads"], DISTILBERT_EPS, ablation)
     return Trace(attn, inputs, hidden, masked_lm_logits(config, w, hidden, DISTILBERT_EPS))
 
 
-def gpt2_forward(config, w, ids):
+def gpt2_forward(config, w, ids, ablation):
     """Pre-LN causal blocks, tanh GELU, final ln_f, LM head tied to wte without a bias."""
     eps, d = config["layer_norm_epsilon"], config["n_embd"]
     ids = torch.tensor(ids)
@@ -169,7 +195,7 @@ def gpt2_forward(config, w, ids):
         inputs.append(a)
         qkv = conv1d(a, w, f"h.{l}.attn.c_attn")  # (n, 3d) = Q | K | V
         context, probs = attention(qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:], config["n_head"],
-                                   causal=True)
+                                   True, layer_modes(ablation, l, config["n_head"]))
         attentions.append(probs)
         x = x + conv1d(context, w, f"h.{l}.attn.c_proj")
         m = layer_norm(x, w, f"h.{l}.ln_2", eps)
@@ -182,7 +208,7 @@ FORWARDS = {"bert": bert_forward, "distilbert": distilbert_forward, "roberta": r
             "gpt2": gpt2_forward}
 
 
-def forward(config, weights, ids):
+def forward(config, weights, ids, ablation=None):
     """Dispatch on config["model_type"]; weights are float tensors of one dtype."""
     with torch.no_grad():
-        return FORWARDS[config["model_type"]](config, weights, ids)
+        return FORWARDS[config["model_type"]](config, weights, ids, ablation)

@@ -11,7 +11,9 @@ model.safetensors (random weights, stored F32, F16 or BF16, with the prefixes, l
 buffers and left-out tied weights of real files), plus cases/<case>/ with the token ids and the
 float64 reference of tools/hf_models.py computed from the weights AS STORED (after rounding):
 case.txt, ids.i32, attention.f32 (L, H, n, n), inputs.f32 (L, n, d), hidden.f32 (n, d) and,
-with an LM head, logits.f32 (n, V); raw little-endian, row-major, no header. It prints how far a
+with an LM head, logits.f32 (n, V); raw little-endian, row-major, no header. The cases
+ablated-zero and ablated-mean run the first sentence with two heads switched off (ABLATIONS) and
+add ablation.u8 (L, H): 0 for a head left on, 1 zeroed, 2 replaced by its mean. It prints how far a
 float32 forward lands from float64, as a guide for tolerances. Fixed seeds: two runs write
 byte-identical files.
 
@@ -665,7 +667,18 @@ def reference_weights(ck, tensors, dtype):
     return {names[f]: make().to(dtype) for f, (_, _, make) in tensors.items() if f in names}
 
 
-def write_case(folder, text, ids, trace, vocab_size):
+# Cases of SENTENCE run again with heads switched off, zero or mean (see hf_models.py), to check
+# the engine's ablation against PyTorch's: the second head of the first layer and the last head of
+# the last, so a later layer sees an ablated one's effect.
+ABLATIONS = (("ablated-zero", "zero"), ("ablated-mean", "mean"))
+ABLATION_CODES = {"zero": 1, "mean": 2}  # as ablation.u8 stores them; 0 = the head is on
+
+
+def ablated_heads(ck, mode):
+    return {(0, 1): mode, (ck.layers - 1, ck.heads - 1): mode}
+
+
+def write_case(folder, text, ids, trace, vocab_size, ablation=None):
     os.makedirs(folder, exist_ok=True)
     L, H, n, _ = trace.attention.shape
     files = {"ids.i32": np.asarray(ids, dtype="<i4"),
@@ -674,6 +687,11 @@ def write_case(folder, text, ids, trace, vocab_size):
              "hidden.f32": trace.hidden.numpy().astype("<f4")}
     if trace.logits is not None:
         files["logits.f32"] = trace.logits.numpy().astype("<f4")
+    if ablation:
+        codes = np.zeros((L, H), dtype="u1")
+        for (layer, head), mode in ablation.items():
+            codes[layer, head] = ABLATION_CODES[mode]
+        files["ablation.u8"] = codes
     lines = [f"text {text}", f"n_tokens {n}", f"n_layers {L}", f"n_heads {H}",
              f"d_model {trace.hidden.shape[1]}", f"vocab_size {vocab_size}"]
     for fname, arr in files.items():
@@ -696,10 +714,12 @@ def write_fixtures():
         assert size == data_start + max(v["data_offsets"][1] for k, v in header.items() if k != "__metadata__")
         w64, w32 = reference_weights(ck, tensors, torch.float64), reference_weights(ck, tensors, torch.float32)
         print(f"{ck.name}: {ck.family} {ck.dtype}, {len(header) - 1} tensors, model.safetensors {size} bytes")
-        for case, text in ck.cases:
+        cases = [(case, text, None) for case, text in ck.cases]
+        cases += [(case, SENTENCE[1], ablated_heads(ck, mode)) for case, mode in ABLATIONS]
+        for case, text, ablation in cases:
             ids = encode(text)
-            t64, t32 = hf_models.forward(config, w64, ids), hf_models.forward(config, w32, ids)
-            write_case(os.path.join(folder, "cases", case), text, ids, t64, config["vocab_size"])
+            t64, t32 = (hf_models.forward(config, w, ids, ablation) for w in (w64, w32))
+            write_case(os.path.join(folder, "cases", case), text, ids, t64, config["vocab_size"], ablation)
             print(f"  {case}: {len(ids)} tokens {' '.join(token_strings(tok, ids))}")
             line = (f"    float32 vs float64: attention {max_diff(t32.attention, t64.attention):.1e}, "
                     f"inputs {max_diff(t32.inputs, t64.inputs):.1e}, hidden {max_diff(t32.hidden, t64.hidden):.1e}")

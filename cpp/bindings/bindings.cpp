@@ -163,15 +163,23 @@ struct StopRun {
   val error;
 };
 
-val run_model(const Model& model, val ids, val on_layer) {
+// ablation: a Uint8Array of one Ablation per head of every layer (0 none, 1 zero, 2 mean), or empty.
+std::vector<Ablation> ablations(val ablation) {
+  std::vector<Ablation> out;
+  for (uint8_t a : emscripten::convertJSArrayToNumberVector<uint8_t>(ablation)) out.push_back(Ablation(a));
+  return out;
+}
+
+val run_model(const Model& model, val ids, val on_layer, val ablation) {
   try {
     return result_or_error([&] {
       const bool hook = !on_layer.isUndefined() && !on_layer.isNull();
-      const ModelRun run = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), [&](int layer, const AttentionTrace& t) {
+      const auto on_trace = [&](int layer, const AttentionTrace& t) {
         if (!hook) return;
         val answer = on_layer(layer, view(t.weights.data(), t.weights.size()));
         if (answer.instanceof(val::global("Error"))) throw StopRun{answer};
-      });
+      };
+      const ModelRun run = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), on_trace, ablations(ablation));
       val inputs = val::array();
       for (const Matrix& input : run.inputs) inputs.call<void>("push", copy(input.data(), size_t(input.size())));
       val out = val::object();
@@ -184,7 +192,7 @@ val run_model(const Model& model, val ids, val on_layer) {
   }
 }
 
-val layer_trace(const Model& model, int layer, val input) {
+val layer_trace(const Model& model, int layer, val input, val ablation) {
   return result_or_error([&] {
     const std::vector<float> x = floats(input);
     const int d = model.config().hidden_size;
@@ -192,7 +200,8 @@ val layer_trace(const Model& model, int layer, val input) {
       throw std::invalid_argument("input has " + std::to_string(x.size()) + " values, expected n_tokens × d_model (d_model = " +
                                   std::to_string(d) + ")");
     }
-    return trace_object(model.layer_trace(layer, ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d)), copy);
+    return trace_object(model.layer_trace(layer, ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d), ablations(ablation)),
+                        copy);
   });
 }
 

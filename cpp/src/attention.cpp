@@ -138,6 +138,18 @@ void check_heads(const Matrix& m, size_t dh, const char* what) {
   }, kCause);
 }
 
+// Replaces one head's output, columns [first, first + width) of concat (n, d), as `how` says.
+// The mean of finite values is finite, so the ablated concatenation needs no new check.
+void ablate(Matrix& concat, size_t first, size_t width, Ablation how) {
+  auto columns = concat.middleCols(Eigen::Index(first), Eigen::Index(width));
+  if (how == Ablation::zero) {
+    columns.setZero();
+  } else if (how == Ablation::mean) {
+    const Vector mean = columns.colwise().mean();
+    columns.rowwise() = mean;
+  }
+}
+
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionWeights w)
@@ -199,8 +211,8 @@ void MultiHeadAttention::forward_into(const std::vector<float>& x, int n_tokens,
   checked_run(x.data(), x.size(), n_tokens, key_mask, true, trace);
 }
 
-void MultiHeadAttention::forward_into(const Matrix& x, AttentionTrace& trace) const {
-  checked_run(x.data(), size_t(x.size()), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), {}, true, trace);
+void MultiHeadAttention::forward_into(const Matrix& x, AttentionTrace& trace, const Ablation* ablation) const {
+  checked_run(x.data(), size_t(x.size()), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), {}, true, trace, ablation);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
@@ -211,13 +223,13 @@ Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tok
 }
 
 void MultiHeadAttention::checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
-                                     bool keep_trace, AttentionTrace& t) const {
+                                     bool keep_trace, AttentionTrace& t, const Ablation* ablation) const {
   check_input(x, x_size, n_tokens, key_mask, keep_trace);
-  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), t, keep_trace);
+  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), t, keep_trace, ablation);
 }
 
 void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_mask, AttentionTrace& t,
-                             bool keep_trace) const {
+                             bool keep_trace, const Ablation* ablation) const {
   const auto& k = kernels::active_kernels();
   const size_t n = n_tokens, d = config_.d_model, h = config_.n_heads, dh = d_head();
   t.n_tokens = n_tokens;
@@ -275,6 +287,9 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   // Finite scores give weights in [0, 1] summing to 1, but a weighted sum of values near the
   // float32 limit can still round past it.
   check_heads(t.concat, dh, "the output");
+  if (ablation) {
+    for (size_t i = 0; i < h; ++i) ablate(t.concat, i * dh, dh, ablation[i]);
+  }
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n, d);
   k.gemm(n, d, d, t.concat.data(), d, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);

@@ -134,8 +134,27 @@ void Model::mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std:
   check_fits(out.data(), n * d, [&] { return where + ": " + steps_.mlp_out; }, "its input or weights are too large");
 }
 
-ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer) const {
+void Model::check_ablation(const std::vector<Ablation>& ablation) const {
+  const size_t heads = size_t(config_.num_hidden_layers) * size_t(config_.num_attention_heads);
+  if (!ablation.empty() && ablation.size() != heads) {
+    throw std::invalid_argument("ablation has " + std::to_string(ablation.size()) + " entries, expected none or layers × heads = " +
+                                std::to_string(heads));
+  }
+  for (size_t i = 0; i < ablation.size(); ++i) {
+    if (ablation[i] != Ablation::none && ablation[i] != Ablation::zero && ablation[i] != Ablation::mean) {
+      throw std::invalid_argument("ablation[" + std::to_string(i) + "] is " + std::to_string(int(ablation[i])) +
+                                  ", not 0 (none), 1 (zero) or 2 (mean)");
+    }
+  }
+}
+
+const Ablation* Model::layer_ablation(const std::vector<Ablation>& ablation, size_t l) const {
+  return ablation.empty() ? nullptr : ablation.data() + l * size_t(config_.num_attention_heads);
+}
+
+ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer, const std::vector<Ablation>& ablation) const {
   check_ids(ids);
+  check_ablation(ablation);
   const ArchitectureSpec& spec = architecture_spec(config_.architecture);
   const auto& k = kernels::active_kernels();
   const float eps = config_.layer_norm_eps;
@@ -150,7 +169,7 @@ ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer) 
     if (spec.pre_layer_norm) normalize(k, x, normed, w.norm1_gamma, w.norm1_beta, eps, where, steps_.norm1);
     result.inputs.push_back(spec.pre_layer_norm ? normed : x);
     try {
-      w.attention.forward_into(result.inputs.back(), trace);
+      w.attention.forward_into(result.inputs.back(), trace, layer_ablation(ablation, l));
     } catch (const OverflowError& e) {
       throw OverflowError(where + ": " + e.what());
     }
@@ -172,7 +191,7 @@ ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer) 
   return result;
 }
 
-AttentionTrace Model::layer_trace(int layer, const Matrix& input) const {
+AttentionTrace Model::layer_trace(int layer, const Matrix& input, const std::vector<Ablation>& ablation) const {
   if (layer < 0 || layer >= config_.num_hidden_layers) {
     throw std::invalid_argument("layer must be from 0 to " + std::to_string(config_.num_hidden_layers - 1) + ", got " +
                                 std::to_string(layer));
@@ -181,9 +200,10 @@ AttentionTrace Model::layer_trace(int layer, const Matrix& input) const {
     throw LimitError("input has " + std::to_string(input.rows()) + " rows, above the model's limit of " +
                      std::to_string(config_.max_tokens()) + " tokens");
   }
+  check_ablation(ablation);
   AttentionTrace trace;
   try {
-    weights_.layers[size_t(layer)].attention.forward_into(input, trace);
+    weights_.layers[size_t(layer)].attention.forward_into(input, trace, layer_ablation(ablation, size_t(layer)));
   } catch (const OverflowError& e) {
     throw OverflowError(layer_name(size_t(layer)) + ": " + e.what());
   }

@@ -3,7 +3,7 @@
 // written with Hugging Face's names, against the float64 reference of reference_models.h: every
 // layer's attention and input and the hidden states to 1e-4, the logits to 1e-4 of the largest
 // |logit|. Then streaming: the data in chunks of 1, 3, 7 and 4096 bytes, or whole, gives identical
-// models, and layer_trace recomputes exactly what the hook saw.
+// models, and layer_trace recomputes exactly what the hook saw, with heads ablated or not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -158,19 +158,23 @@ TEST_P(Architectures, StreamInAnyChunkSizeToIdenticalWeights) {
 TEST_P(Architectures, LayerTraceRecomputesWhatTheHookSaw) {
   const Checkpoint& c = GetParam();
   const Model model(parse_model_config(c.config), SafetensorsFile(c.bytes));
-  const CollectedRun run = run_collecting(model, {5, 6, 7, 8});
-  for (int l = 0; l < 2; ++l) {
-    const AttentionTrace t = model.layer_trace(l, run.run.inputs[size_t(l)]);
-    const AttentionTrace& hook = run.layers[size_t(l)];
-    EXPECT_EQ(t.weights, hook.weights);
-    EXPECT_EQ(t.scores, hook.scores);
-    for (const auto& [a, b] : {std::pair(&t.q, &hook.q), std::pair(&t.k, &hook.k), std::pair(&t.v, &hook.v),
-                               std::pair(&t.concat, &hook.concat), std::pair(&t.output, &hook.output)}) {
-      EXPECT_EQ(max_abs_diff(*a, *b), 0.0) << "layer " << l;
+  std::vector<Ablation> ablation(2 * kHeads, Ablation::none);
+  ablation[1] = Ablation::zero, ablation[kHeads + 2] = Ablation::mean;
+  for (const std::vector<Ablation>& heads : {std::vector<Ablation>{}, ablation}) {
+    const CollectedRun run = run_collecting(model, {5, 6, 7, 8}, heads);
+    for (int l = 0; l < 2; ++l) {
+      const AttentionTrace t = model.layer_trace(l, run.run.inputs[size_t(l)], heads);
+      const AttentionTrace& hook = run.layers[size_t(l)];
+      EXPECT_EQ(t.weights, hook.weights);
+      EXPECT_EQ(t.scores, hook.scores);
+      for (const auto& [a, b] : {std::pair(&t.q, &hook.q), std::pair(&t.k, &hook.k), std::pair(&t.v, &hook.v),
+                                 std::pair(&t.concat, &hook.concat), std::pair(&t.output, &hook.output)}) {
+        EXPECT_EQ(max_abs_diff(*a, *b), 0.0) << "layer " << l;
+      }
     }
+    // One trace alive: every layer's weights were handed over in the same reused buffer.
+    EXPECT_EQ(run.buffers[0], run.buffers[1]);
   }
-  // One trace alive: every layer's weights were handed over in the same reused buffer.
-  EXPECT_EQ(run.buffers[0], run.buffers[1]);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryArchitecture, Architectures, ::testing::ValuesIn(checkpoints()),

@@ -66,6 +66,32 @@ TEST(MultiHeadAttention, ForwardIntoReusesOneTraceAndMatchesForward) {
   }
 }
 
+TEST(MultiHeadAttention, AnAblatedHeadGivesZerosOrItsMeanToTheOutputProjectionAndKeepsItsWeights) {
+  // 37 tokens span two row blocks; heads 1 and 4 zeroed, head 2 replaced by its mean.
+  const int n = 37, d = 48, h = 6, dh = d / h;
+  const std::vector<Ablation> ablation{Ablation::none, Ablation::zero, Ablation::mean, Ablation::none, Ablation::zero, Ablation::none};
+  for (bool causal : {false, true}) {
+    Layer layer(d, h, causal);
+    const auto x = random_values(size_t(n) * d, 11);
+    const Matrix input = ConstMatrixMap(x.data(), n, d);
+    AttentionTrace plain, ablated;
+    layer.attention.forward_into(input, plain);
+    layer.attention.forward_into(input, ablated, ablation.data());
+    EXPECT_EQ(ablated.weights, plain.weights);
+    EXPECT_EQ(ablated.scores, plain.scores);
+    MatrixD want = plain.concat.cast<double>();
+    for (int i = 0; i < h; ++i) {
+      auto head = want.middleCols(i * dh, dh);
+      if (ablation[size_t(i)] == Ablation::zero) head.setZero();
+      if (ablation[size_t(i)] == Ablation::mean) head.rowwise() = VectorD(head.colwise().mean());
+    }
+    EXPECT_LT(max_abs_diff(ablated.concat, want), 1e-6) << "causal " << causal;
+    MatrixD output = want * to_double(layer.weights.wo, size_t(d), size_t(d));
+    output.rowwise() += to_double(layer.weights.bo, 1, size_t(d)).row(0);
+    EXPECT_LT(max_abs_diff(ablated.output, output), 1e-5) << "causal " << causal;
+  }
+}
+
 TEST(MultiHeadAttention, EveryAttentionRowSumsToOne) {
   Layer layer(64, 8, false);
   const AttentionTrace t = layer.attention.forward(random_values(40 * 64, 4, 3.0f), 40);

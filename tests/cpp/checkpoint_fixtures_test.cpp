@@ -3,7 +3,9 @@
 // RoBERTa, both GPT-2 layouts and a 12-layer BERT) against their float64 PyTorch references, each
 // loaded through ModelLoader from its header, then its data in 4 KiB chunks: every layer's
 // attention and input and the hidden states to 1e-4 absolute, the logits to 1e-3 of the case's
-// largest |logit|. A checkpoint without an LM head must say so from logits().
+// largest |logit|. A checkpoint without an LM head must say so from logits(). The ablated cases
+// run with the heads their ablation.u8 names switched off (zeroed, or replaced by their mean), as
+// PyTorch did (fixture_compare.h reads it).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -31,7 +31,13 @@ inline void expect_matches_fixture(const Model& model, const std::string& dir, c
   const bool has_inputs = std::filesystem::exists(dir + "inputs.f32");
   const auto inputs = has_inputs ? read_values<float>(dir + "inputs.f32", size_t(layers) * n * d) : std::vector<float>();
 
-  const CollectedRun run = run_collecting(model, ids);
+  // An ablated case says which heads PyTorch switched off: 0 on, 1 zeroed, 2 replaced by its mean.
+  std::vector<Ablation> ablation;
+  if (std::filesystem::exists(dir + "ablation.u8")) {
+    for (uint8_t code : read_values<uint8_t>(dir + "ablation.u8", size_t(layers) * heads)) ablation.push_back(Ablation(code));
+  }
+
+  const CollectedRun run = run_collecting(model, ids, ablation);
   ASSERT_EQ(int(run.layers.size()), layers);
   double attention_diff = 0, inputs_diff = 0, logits_diff = 0;
   for (int l = 0; l < layers; ++l) {

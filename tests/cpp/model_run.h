@@ -14,12 +14,13 @@ struct CollectedRun {
   std::vector<const float*> buffers;   // where each trace's weights lived during its call
 };
 
-inline CollectedRun run_collecting(const Model& model, const std::vector<int32_t>& ids) {
+inline CollectedRun run_collecting(const Model& model, const std::vector<int32_t>& ids,
+                                   const std::vector<Ablation>& ablation = {}) {
   CollectedRun out;
   out.run = model.run(ids, [&](int, const AttentionTrace& t) {
     out.layers.push_back(t);
     out.buffers.push_back(t.weights.data());
-  });
+  }, ablation);
   return out;
 }
 

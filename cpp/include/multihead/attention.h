@@ -58,6 +58,12 @@ void check_fits(const float* values, size_t count, Describe&& describe, const ch
   }
 }
 
+// What a head contributes to the output projection (its columns of the concatenation): its own
+// output (none), zeros (zero: as a 0 in Hugging Face's head_mask, which scales the head's weights),
+// or at every position its output's mean over the positions (mean). Ablating a head changes
+// only what enters W_o: the head's scores and weights are still computed and traced.
+enum class Ablation : uint8_t { none = 0, zero = 1, mean = 2 };
+
 struct AttentionConfig {
   int d_model = 0;
   int n_heads = 0;
@@ -106,8 +112,9 @@ class MultiHeadAttention {
   // The score and weight buffers are reallocated only to grow, the (n, d) matrices when n changes.
   void forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
                     AttentionTrace& trace) const;
-  // The same, x (n, d) one token per row.
-  void forward_into(const Matrix& x, AttentionTrace& trace) const;
+  // The same, x (n, d) one token per row; `ablation`, if not null, holds one Ablation per head
+  // (n_heads), and the trace's concatenation and output are the ablated ones.
+  void forward_into(const Matrix& x, AttentionTrace& trace, const Ablation* ablation = nullptr) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.
   Matrix forward_output(const std::vector<float>& x, int n_tokens,
                         const std::vector<uint8_t>& key_mask = {}) const;
@@ -122,10 +129,11 @@ class MultiHeadAttention {
 
   // Validates, then runs; without keep_trace only the output is meaningful.
   void checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
-                   bool keep_trace, AttentionTrace& t) const;
+                   bool keep_trace, AttentionTrace& t, const Ablation* ablation = nullptr) const;
   void check_input(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
                    bool keep_trace) const;
-  void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace) const;
+  void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace,
+           const Ablation* ablation) const;
 
   AttentionConfig config_;
   PackedMatrix wq_, wk_, wv_, wo_;  // (d, d), (in, out), packed for kernels::gemm

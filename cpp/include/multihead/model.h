@@ -70,9 +70,13 @@ class Model {
   Model(const ModelConfig& config, const SafetensorsFile& file);
 
   // ids (n) with 0 ≤ id < vocab_size and 1 ≤ n ≤ config().max_tokens(); token type 0 throughout.
-  ModelRun run(const std::vector<int32_t>& ids, const LayerHook& on_layer = {}) const;
-  // Layer `layer`'s full attention trace for `input` (n, d), as run() computed it from inputs[layer].
-  AttentionTrace layer_trace(int layer, const Matrix& input) const;
+  // `ablation` is empty, or one Ablation per head of every layer (layers × heads, layer-major):
+  // each ablated head's output is replaced before its layer's output projection (attention.h).
+  ModelRun run(const std::vector<int32_t>& ids, const LayerHook& on_layer = {},
+               const std::vector<Ablation>& ablation = {}) const;
+  // Layer `layer`'s full attention trace for `input` (n, d), as run() computed it from inputs[layer]
+  // with the same `ablation`.
+  AttentionTrace layer_trace(int layer, const Matrix& input, const std::vector<Ablation>& ablation = {}) const;
   // The LM head's scores (V) for one row of hidden states (d) as run() returns them. Throws
   // std::invalid_argument when the checkpoint has no LM head.
   std::vector<float> logits(const float* hidden_row) const;
@@ -85,6 +89,9 @@ class Model {
   Model(const ModelConfig& config, ModelWeights weights);
 
   void check_ids(const std::vector<int32_t>& ids) const;
+  // Layer l's part of a checked ablation (null for none).
+  const Ablation* layer_ablation(const std::vector<Ablation>& ablation, size_t l) const;
+  void check_ablation(const std::vector<Ablation>& ablation) const;
   Matrix embed(const std::vector<int32_t>& ids) const;             // (n, d)
   void mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std::string& where) const;  // (n, d) → (n, d)
 
