@@ -3,7 +3,7 @@
 // tools/make_checkpoints.py wrote from the Hugging Face definitions (tests/fixtures/checkpoints):
 // the tokenizer's ids exactly; every layer's attention, each layer's input (recomputed lazily by
 // trace()) and the final hidden states to 1e-4; the LM head's logits to 1e-3 of their largest
-// magnitude; on both builds.
+// magnitude; on both builds. The ablated cases run with the heads PyTorch switched off.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
@@ -17,6 +17,13 @@ const ARCHITECTURES = {
   'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
   roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
 };
+
+/** run()'s options for a case's ablation.u8 (0 on, 1 zero, 2 mean), or none. */
+function runOptions(codes, heads) {
+  if (!codes) return undefined;
+  const ablate = [...codes.keys()].filter((i) => codes[i]).map((i) => ({ layer: Math.floor(i / heads), head: i % heads }));
+  return { ablate, ablation: codes.includes(2) ? 'mean' : 'zero' };
+}
 
 test('every architecture has a checkpoint with reference cases', () => {
   expect(CHECKPOINTS).toEqual(Object.keys(ARCHITECTURES).sort());
@@ -43,9 +50,9 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each(CASES)('%s matches PyTorch on its %s case', (checkpoint, name) => {
     const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
-    const r = models[checkpoint].run(f.text);
-    expect(Array.from(r.ids)).toEqual(Array.from(f.ids));
     const { n, layers, heads, d } = f;
+    const r = models[checkpoint].run(f.text, runOptions(f.ablation, heads));
+    expect(Array.from(r.ids)).toEqual(Array.from(f.ids));
     let attention = 0, inputs = 0;
     for (let l = 0; l < layers; l++) {
       for (let h = 0; h < heads; h++) {

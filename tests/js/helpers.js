@@ -104,7 +104,7 @@ export function maxAbsDiff(a, b) {
  * Reads one whole-model case folder (tests/fixtures/models/<model>/<case>, tests/fixtures/checkpoints/
  * <checkpoint>/cases/<case>): the text, the sizes, and each tensor file its case.txt lists, checked
  * against the shape written there. Keys: ids, attention (L, H, n, n), hidden (n, d), and, where
- * present, inputs (L, n, d) and logits (n, vocab).
+ * present, inputs (L, n, d), logits (n, vocab) and ablation (L, H: 0 on, 1 zeroed, 2 mean).
  */
 export function readModelCase(dir) {
   const lines = readFileSync(`${dir}/case.txt`, 'utf8').trim().split('\n');
@@ -114,7 +114,7 @@ export function readModelCase(dir) {
   for (const line of lines.filter((l) => l.startsWith('tensor '))) {
     const [, file, ...dims] = line.split(' ');
     const bytes = readFileSync(`${dir}/${file}`);
-    const Type = file.endsWith('.i32') ? Int32Array : Float32Array;
+    const Type = { i32: Int32Array, f32: Float32Array, u8: Uint8Array }[file.split('.').pop()];
     const values = new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
     if (values.length !== dims.reduce((a, b) => a * Number(b), 1)) throw new Error(`${dir}/${file} does not hold ${dims.join(' × ')} values`);
     out[file.replace(/\.\w+$/, '')] = values;

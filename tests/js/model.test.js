@@ -1,6 +1,6 @@
 // engine.loadModel and model.run on a tiny random BERT made in tiny-model.js, on both builds:
 // loading from objects, text, bytes and file URLs; the result's shape; limits; every kind of
-// malformed file; and memory.
+// malformed file; ablation and its options; and memory.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,48 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test('a non-string gets a TypeError', () => {
     expect(() => model.run(42)).toThrow('text must be a string, got number 42');
+  });
+
+  test('ablate switches heads off: earlier layers stay, later ones and the result change, and the result says which', () => {
+    const text = 'the cat sat on the mat';
+    const plain = model.run(text);
+    const r = model.run(text, { ablate: [{ layer: 1, head: 0 }, { layer: 0, head: 1 }], ablation: 'mean' });
+    expect(r.ablated).toEqual([{ layer: 0, head: 1 }, { layer: 1, head: 0 }]);
+    expect(r.ablation).toBe('mean');
+    expect(plain.ablated).toEqual([]);
+    expect(plain.ablation).toBeNull();
+    expect(r.attention(0, 1)).toEqual(plain.attention(0, 1)); // an ablated head still attends as before
+    expect(r.attention(1, 1)).not.toEqual(plain.attention(1, 1)); // layer 1 reads what layer 0 changed
+    // The lazy trace recomputes with the same heads off: head 0's output in layer 1 is its mean.
+    const out = r.trace(1).headOutput(0), width = out.length / r.ids.length;
+    for (let i = 1; i < r.ids.length; i++) expect(Array.from(out.subarray(i * width, (i + 1) * width))).toEqual(Array.from(out.subarray(0, width)));
+    const zero = model.run(text, { ablate: [{ layer: 1, head: 0 }] });
+    expect(zero.ablation).toBe('zero');
+    expect(Math.max(...zero.trace(1).headOutput(0).map(Math.abs))).toBe(0);
+    expect(model.run(text, { ablate: [] }).hidden).toEqual(plain.hidden);
+  });
+
+  test.each([
+    [null, TypeError, 'run options must be an object, got null'],
+    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate and ablation'],
+    [{ ablate: { layer: 0, head: 0 } }, TypeError, 'ablate must be an Array of { layer, head }, got an object (Object)'],
+    [{ ablate: [{ layer: 2, head: 0 }] }, RangeError, 'ablate[0].layer must be from 0 to 1, got 2'],
+    [{ ablate: [{ layer: 0, head: 0.5 }] }, TypeError, 'ablate[0].head must be an integer, got number 0.5'],
+    [{ ablate: [7] }, TypeError, 'ablate[0] must be an object, got number 7'],
+    [{ ablate: [{ layer: 0, head: 1 }, { layer: 0, head: 1 }] }, RangeError, 'ablate lists layer 0 head 1 twice'],
+    [{ ablate: Array(5).fill({ layer: 0, head: 0 }) }, RangeError, 'ablate lists 5 heads; the model has 4'],
+    [{ ablate: [{ layer: 0, head: 0 }], ablation: 'half' }, TypeError, 'ablation must be \'zero\' or \'mean\', got the string "half"'],
+  ])('run options %p get a clear error', (options, Type, message) => {
+    expect(() => model.run('the cat', options)).toThrow(Type);
+    expect(() => model.run('the cat', options)).toThrow(message);
+    expect(model.run('the cat').tokens).toHaveLength(4); // and the model still works
+  });
+
+  test('a getter in ablate is read once, before anything runs', () => {
+    let reads = 0;
+    const entry = { get layer() { reads++; return 1; }, head: 0 };
+    expect(model.run('the cat', { ablate: [entry] }).ablated).toEqual([{ layer: 1, head: 0 }]);
+    expect(reads).toBe(1);
   });
 
   test('loads the same model from text, bytes and a folder of files', async () => {

@@ -1,7 +1,7 @@
 // multihead: multi-head attention computed in WebAssembly.
 export { loadEngine, Engine, EngineOptions, AttentionConfig, AttentionWeights, EngineMemory, JsonSource, ModelFiles,
   BuiltinModel, LoadOptions, LoadProgress } from './engine.js';
-export { Model, ModelResult, Architecture, Prediction } from './model.js';
+export { Model, ModelResult, Architecture, Prediction, HeadId, RunOptions } from './model.js';
 export { listCachedModels, deleteCachedModel, CachedModel } from './model-cache.js';
 export { Attention, ForwardOptions } from './attention.js';
 export { AttentionTrace } from './trace.js';

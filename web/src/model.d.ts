@@ -27,9 +27,30 @@ export class Model {
    * keeps its closing special token); the result says so. Empty or whitespace-only text throws a
    * RangeError.
    */
-  run(text: string): ModelResult;
+  run(text: string, options?: RunOptions): ModelResult;
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
   dispose(): void;
+}
+
+/** A head, counted from 0: layer 0 is the first. */
+export interface HeadId {
+  layer: number;
+  head: number;
+}
+
+/** Model.run's options. */
+export interface RunOptions {
+  /**
+   * Heads to switch off (each at most once). An ablated head still computes its attention weights
+   * (result.attention shows them), but what it passes to its layer's output projection is replaced
+   * as `ablation` says, so every later layer and the predictions change.
+   */
+  ablate?: HeadId[];
+  /**
+   * 'zero' (default): the head's output is zero, as a 0 in Hugging Face's head_mask makes it.
+   * 'mean': at every position, the head's output averaged over the sentence's positions.
+   */
+  ablation?: 'zero' | 'mean';
 }
 
 /** One of result.predictions(): a token, its id, and the head's probability for it. */
@@ -74,6 +95,10 @@ export class ModelResult {
   readonly hasLmHead: boolean;
   /** The final hidden states, (n × dModel) row-major: the last block's output (GPT-2: after ln_f). */
   readonly hidden: Float32Array;
+  /** The heads run() switched off, in layer then head order; empty when none was. */
+  readonly ablated: readonly HeadId[];
+  /** How they were switched off, or null when none was. */
+  readonly ablation: 'zero' | 'mean' | null;
   /** Attention weights of one head in one layer, (n × n): query rows, key columns. */
   attention(layer: number, head: number): Float32Array;
   /**

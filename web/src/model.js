@@ -6,7 +6,7 @@
 // one layer's full trace (Q, K, V, scores, head outputs), and the scores over the vocabulary at
 // one position. So a 512-token BERT-base run never holds twelve full traces, nor 512 rows of
 // 30522 logits.
-import { checkInteger, describe } from './check.js';
+import { checkInteger, checkObject, describe } from './check.js';
 import { NativeHandle, orThrow } from './native.js';
 import { loadTokenizer } from './tokenizer.js';
 import { AttentionTrace } from './trace.js';
@@ -64,11 +64,15 @@ export class Model {
 
   /**
    * Tokenizes `text` and runs the model. Text longer than the model's positions is truncated
-   * (the result says so); empty text is an error.
+   * (the result says so); empty text is an error. `options.ablate` lists heads to switch off,
+   * [{ layer, head }], each one's output replaced before its layer's output projection as
+   * `options.ablation` says: 'zero' (the default; Hugging Face's head_mask) or 'mean' (its mean
+   * over the sentence's positions).
    */
-  run(text) {
+  run(text, options = {}) {
     const native = this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
+    const { codes, ablated, ablation } = checkRunOptions(options, this.numLayers, this.numHeads);
     if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
     const encoded = this.#tokenizer.encode(text);
     const total = encoded.ids.length;
@@ -89,14 +93,15 @@ export class Model {
         return error instanceof Error ? error : new Error(String(error));
       }
       return undefined;
-    }));
+    }, codes));
     const source = {
-      layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input)),
+      layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input, codes)),
       logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
       tokenText: (id) => this.#tokenizer.tokenText(id),
       alive: () => !this.#native.disposed,
     };
-    return new ModelResult({ ...raw, weights }, ids, pick(encoded.tokens), pick(encoded.unknown), total, this, source);
+    return new ModelResult({ ...raw, weights, ablated, ablation }, ids, pick(encoded.tokens), pick(encoded.unknown), total, this,
+      source);
   }
 
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
@@ -132,6 +137,8 @@ export class ModelResult {
     this.causal = model.causal;
     this.hasLmHead = model.hasLmHead;
     this.hidden = raw.hidden; // (n, dModel)
+    this.ablated = raw.ablated; // [{ layer, head }] switched off, in layer then head order
+    this.ablation = raw.ablation; // 'zero' | 'mean', or null when no head is
     this.#weights = raw.weights;
     this.#inputs = raw.inputs;
     this.#source = source;
@@ -195,6 +202,36 @@ export class ModelResult {
     }
     return compute();
   }
+}
+
+const ABLATION_CODES = { zero: 1, mean: 2 }; // as C++'s Ablation: 0 leaves a head on
+
+/**
+ * run()'s options, each read once, checked; unknown names are refused. Returns the C++ codes
+ * (layers × heads, empty when no head is ablated), the frozen sorted list and the mode.
+ */
+function checkRunOptions(options, layers, heads) {
+  checkObject('run options', options);
+  const { ablate, ablation = 'zero', ...rest } = options;
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate and ablation`);
+  if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
+  if (ablate === undefined) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
+  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an Array of { layer, head }, got ${describe(ablate)}`);
+  const count = ablate.length;
+  if (count > layers * heads) throw new RangeError(`ablate lists ${count} heads; the model has ${layers * heads}`);
+  const codes = new Uint8Array(layers * heads);
+  for (let i = 0; i < count; i++) {
+    const { layer, head } = checkObject(`ablate[${i}]`, ablate[i]);
+    checkInteger(`ablate[${i}].layer`, layer, 0, layers - 1);
+    checkInteger(`ablate[${i}].head`, head, 0, heads - 1);
+    if (codes[layer * heads + head]) throw new RangeError(`ablate lists layer ${layer} head ${head} twice`);
+    codes[layer * heads + head] = ABLATION_CODES[ablation];
+  }
+  const ablated = [];
+  codes.forEach((code, i) => code && ablated.push(Object.freeze({ layer: Math.floor(i / heads), head: i % heads })));
+  if (!ablated.length) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
+  return { codes, ablated: Object.freeze(ablated), ablation };
 }
 
 /** Indices of the k largest values, largest first (ties by lower index): one pass, a sorted list of k. */
