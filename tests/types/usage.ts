@@ -33,6 +33,11 @@ const next = gpt2.run('The cat sat on the');
 const top: { token: string; id: number; probability: number }[] = next.predictions(next.ids.length - 1, 3);
 const scores: Float32Array = next.logits(0);
 console.log(architecture, gpt2.causal, gpt2.hasLmHead, top, scores, await listCachedModels());
+const ablated = gpt2.run('The cat sat on the', { ablate: [{ layer: 1, head: 0 }], ablation: 'mean' });
+const off: readonly { layer: number; head: number }[] = ablated.ablated;
+console.log(off, ablated.ablation === 'mean');
+// @ts-expect-error ablation is 'zero' or 'mean'
+gpt2.run('The cat', { ablate: [], ablation: 'half' });
 await deleteCachedModel({ id: 'gpt2', revision: 'main' });
 const builtin = await engine.loadModel({ builtin: 'default' });
 const local = await engine.loadModel({ config: new Blob(['{}']), tokenizer: new Blob(['{}']), weights: new Blob([]) });
