@@ -11,7 +11,8 @@ model.safetensors (random weights, stored F32, F16 or BF16, with the prefixes, l
 buffers and left-out tied weights of real files), plus cases/<case>/ with the token ids and the
 float64 reference of tools/hf_models.py computed from the weights AS STORED (after rounding):
 case.txt, ids.i32, attention.f32 (L, H, n, n), inputs.f32 (L, n, d), hidden.f32 (n, d) and,
-with an LM head, logits.f32 (n, V); raw little-endian, row-major, no header. The cases
+with an LM head, logits.f32 (n, V); average.f32 (L, n, n) and rollout.f32 (n, n) from
+attention_summaries.py; raw little-endian, row-major, no header. The cases
 ablated-zero and ablated-mean run the first sentence with two heads switched off (ABLATIONS) and
 add ablation.u8 (L, H): 0 for a head left on, 1 zeroed, 2 replaced by its mean. It prints how far a
 float32 forward lands from float64, as a guide for tolerances. Fixed seeds: two runs write
@@ -44,6 +45,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attention_summaries  # noqa: E402
 import hf_models  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -687,6 +689,8 @@ def write_case(folder, text, ids, trace, vocab_size, ablation=None):
              "hidden.f32": trace.hidden.numpy().astype("<f4")}
     if trace.logits is not None:
         files["logits.f32"] = trace.logits.numpy().astype("<f4")
+    files["average.f32"] = attention_summaries.average_heads(trace.attention.numpy()).astype("<f4")
+    files["rollout.f32"] = attention_summaries.rollout(trace.attention.numpy()).astype("<f4")
     if ablation:
         codes = np.zeros((L, H), dtype="u1")
         for (layer, head), mode in ablation.items():

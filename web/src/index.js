@@ -4,4 +4,5 @@ export { Attention } from './attention.js';
 export { AttentionTrace } from './trace.js';
 export { Model, ModelResult } from './model.js';
 export { listCachedModels, deleteCachedModel } from './model-cache.js';
+export { averageHeads, rollout } from './rollout.js';
 export { simdSupported } from './simd.js';
