@@ -1,6 +1,9 @@
 // Compiled (not run) by `tsc -p tests/types`: the hand-written .d.ts files must describe the
 // package as the README uses it. A wrong or missing declaration fails the type check.
-import { deleteCachedModel, listCachedModels, loadEngine, simdSupported, type AttentionTrace, type Engine } from 'multihead';
+import {
+  ROLES, averageHeads, deleteCachedModel, headRoles, listCachedModels, loadEngine, rollout, simdSupported, type AttentionTrace, type Engine,
+  type HeadRole,
+} from 'multihead';
 
 const engine: Engine = await loadEngine({ simd: simdSupported() });
 const build: 'simd' | 'scalar' = engine.build;
@@ -36,6 +39,9 @@ console.log(architecture, gpt2.causal, gpt2.hasLmHead, top, scores, await listCa
 const ablated = gpt2.run('The cat sat on the', { ablate: [{ layer: 1, head: 0 }], ablation: 'mean' });
 const off: readonly { layer: number; head: number }[] = ablated.ablated;
 console.log(off, ablated.ablation === 'mean');
+const roles: HeadRole[] = headRoles(ablated);
+const flow: Float32Array[] = [rollout(ablated), averageHeads(ablated, 0)];
+console.log(roles[0].top?.role, roles[0].scores.induction, ROLES.previous.threshold, flow);
 // @ts-expect-error ablation is 'zero' or 'mean'
 gpt2.run('The cat', { ablate: [], ablation: 'half' });
 await deleteCachedModel({ id: 'gpt2', revision: 'main' });

@@ -4,6 +4,7 @@ export { loadEngine, Engine, EngineOptions, AttentionConfig, AttentionWeights, E
 export { Model, ModelResult, Architecture, Prediction, HeadId, RunOptions } from './model.js';
 export { listCachedModels, deleteCachedModel, CachedModel } from './model-cache.js';
 export { averageHeads, rollout, AttentionResult } from './rollout.js';
+export { ROLES, headRoles, topRole, Role, HeadRole } from './head-roles.js';
 export { Attention, ForwardOptions } from './attention.js';
 export { AttentionTrace } from './trace.js';
 export { simdSupported } from './simd.js';

@@ -5,4 +5,5 @@ export { AttentionTrace } from './trace.js';
 export { Model, ModelResult } from './model.js';
 export { listCachedModels, deleteCachedModel } from './model-cache.js';
 export { averageHeads, rollout } from './rollout.js';
+export { ROLES, headRoles, topRole } from './head-roles.js';
 export { simdSupported } from './simd.js';
