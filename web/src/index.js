@@ -6,4 +6,5 @@ export { Model, ModelResult } from './model.js';
 export { listCachedModels, deleteCachedModel } from './model-cache.js';
 export { averageHeads, rollout } from './rollout.js';
 export { ROLES, headRoles, topRole } from './head-roles.js';
+export { measureHeadRoles } from './measure-roles.js';
 export { simdSupported } from './simd.js';

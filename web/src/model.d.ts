@@ -28,6 +28,13 @@ export class Model {
    * RangeError.
    */
   run(text: string, options?: RunOptions): ModelResult;
+  /** The tokenizer alone: the ids and token labels run() would get for `text`, before truncation. */
+  tokenize(text: string): { ids: Int32Array; tokens: string[] };
+  /**
+   * One vocabulary entry: its text as the tokenizer writes it alone (" cat" for GPT-2's "Ġcat"),
+   * and whether it is one of tokenizer.json's special tokens ([CLS], <|endoftext|>, [UNK]…).
+   */
+  token(id: number): { text: string; special: boolean };
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
   dispose(): void;
 }
@@ -79,6 +86,12 @@ export class ModelResult {
    * the library's own token string instead ("cat", "##ing", "Ġcat"); the ids are the same either way.
    */
   readonly tokens: string[];
+  /**
+   * Where each token came from in the text, [start, end) in UTF-16 units, or null for a token the
+   * tokenizer added ([CLS], [SEP], <|endoftext|>). All are null when the labels fell back to the
+   * library's token strings (see tokens).
+   */
+  readonly spans: readonly (readonly [number, number] | null)[];
   /** The tokenizer's ids, as @huggingface/tokenizers gives them. */
   readonly ids: Int32Array;
   /** True where the text is not in the vocabulary (the token's id is the unknown token's, [UNK]). */

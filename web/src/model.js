@@ -100,8 +100,23 @@ export class Model {
       tokenText: (id) => this.#tokenizer.tokenText(id),
       alive: () => !this.#native.disposed,
     };
-    return new ModelResult({ ...raw, weights, ablated, ablation }, ids, pick(encoded.tokens), pick(encoded.unknown), total, this,
-      source);
+    return new ModelResult({ ...raw, weights, ablated, ablation, spans: pick(encoded.spans) }, ids, pick(encoded.tokens),
+      pick(encoded.unknown), total, this, source);
+  }
+
+  /** The tokenizer alone: `text`'s { ids, tokens } as run() would get them, before truncation. */
+  tokenize(text) {
+    this.#native.get(); // throws if disposed
+    if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
+    const { ids, tokens } = this.#tokenizer.encode(text);
+    return { ids: Int32Array.from(ids), tokens };
+  }
+
+  /** One vocabulary entry: { text } as the tokenizer writes it alone, and whether it is a special token. */
+  token(id) {
+    this.#native.get();
+    checkInteger('id', id, 0, this.vocabSize - 1);
+    return { text: this.#tokenizer.tokenText(id), special: this.#tokenizer.isSpecial(id) };
   }
 
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
@@ -137,6 +152,7 @@ export class ModelResult {
     this.causal = model.causal;
     this.hasLmHead = model.hasLmHead;
     this.hidden = raw.hidden; // (n, dModel)
+    this.spans = Object.freeze(raw.spans.map((span) => span && Object.freeze(span.slice()))); // [start, end) in the text, or null
     this.ablated = raw.ablated; // [{ layer, head }] switched off, in layer then head order
     this.ablation = raw.ablation; // 'zero' | 'mean', or null when no head is
     this.#weights = raw.weights;

@@ -24,6 +24,7 @@ class TextTokenizer {
   #spans;
   #unkId;
   #largest;
+  #special; // ids of the added tokens marked special ([CLS], <|endoftext|>, [UNK]…)
 
   constructor(Tokenizer, tokenizerJson, checked) {
     // The library reads a WordLevel model's unknown token from its second argument (the
@@ -37,6 +38,7 @@ class TextTokenizer {
     checkPatterns(checked.patterns);
     this.#largest = checked.largest;
     this.#unkId = this.#tokenizer.model.unk_token_id;
+    this.#special = new Set((tokenizerJson.added_tokens ?? []).filter((t) => t.special === true).map((t) => t.id));
     this.#spans = new TokenSpans(this.#tokenizer, tokenizerJson);
   }
 
@@ -48,6 +50,11 @@ class TextTokenizer {
   /** How the tokenizer writes one id on its own: "##ing", " cat" (GPT-2's "Ġcat"), "[MASK]". */
   tokenText(id) {
     return this.#tokenizer.decode([id]);
+  }
+
+  /** Whether `id` is one of tokenizer.json's special added tokens. */
+  isSpecial(id) {
+    return this.#special.has(id);
   }
 
   /**
