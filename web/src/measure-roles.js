@@ -26,10 +26,9 @@ export function* xorshift32(seed) {
  *
  * - scores.previous, .duplicate and .induction: headRoles' formulas averaged over `runs` (200)
  *   sequences that repeat `runLength` (50, or fewer if the model's positions need) distinct random
- *   tokens once (Olsson et al. 2022). Tokens are
- *   drawn with xorshift32(seed) as tools/measure_induction.py draws them: the i-th from the
- *   vocabulary's single-word tokens (ids, ascending) at (x mod their count); a repeat in a run is
- *   drawn again.
+ *   tokens once (Olsson et al. 2022); the vocabulary needs twice as many. Tokens are drawn with
+ *   xorshift32(seed) as tools/measure_induction.py draws them: each is the vocabulary's tokens
+ *   that stand alone (ids, ascending) at (x mod their count); a repeat in a run is drawn again.
  * - the other ROLES: headRoles' scores averaged over the probe sentences (each null where no
  *   sentence measures it).
  * - scores[relation] for each relation of the probe set: the better direction's share of arcs
@@ -68,6 +67,9 @@ export async function measureHeadRoles(model, options = {}) {
   const H = model.numHeads, count = model.numLayers * H;
   const random = averages(count), probe = averages(count);
   const words = singleWordTokens(model);
+  if (words.ids.length < 2 * runLength) {
+    throw new RangeError(`measureHeadRoles: runLength ${runLength} needs ${2 * runLength} tokens that stand alone; the vocabulary has ${words.ids.length}`);
+  }
   signal?.throwIfAborted();
   const draw = xorshift32(seed);
   for (let k = 0; k < runs; k++) {
@@ -134,7 +136,6 @@ function singleWordTokens(model) {
     const { ids } = model.tokenize(spaced);
     if (ids.length === added + 1 && ids.includes(id)) words.set(id, spaced);
   }
-  if (words.size < 100) throw new Error(`measureHeadRoles: the vocabulary has ${words.size} tokens that stand alone; repeated runs need at least 100`);
   return { ids: [...words.keys()], text: words };
 }
 
