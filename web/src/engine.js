@@ -67,7 +67,8 @@ export class Engine {
 
   /**
    * Loads a model: the default model shipped in the package when `source` is omitted (or
-   * { builtin: 'default' }), the causal one shipped beside it ({ builtin: 'causal' }), a Hugging Face Hub id ('bert-base-uncased', 'owner/name'), a folder
+   * { builtin: 'default' }), the causal one shipped beside it ({ builtin: 'causal' }), a Hugging
+   * Face Hub id ('bert-base-uncased', 'owner/name'), a folder
    * URL or (in Node) path holding config.json, tokenizer.json and model.safetensors, or those three
    * given as { config, tokenizer, weights } (objects, text, bytes, Blobs or URLs).
    * Options: { hubUrl, revision, onProgress({ file, loaded, total }), signal }.
