@@ -3,6 +3,8 @@
 // head's induction and previous-token scores and the first- and second-copy losses equal the ones
 // the script wrote to tests/fixtures/models/causal-heads.json, to 3 decimals, on both builds. So
 // the model card's numbers are the engine's, not only PyTorch's; and the bars the card claims hold.
+// With the best induction head or the best previous-token head zeroed by the engine's ablation, the
+// second-copy loss is the one PyTorch measured with that head masked (Hugging Face's head_mask).
 // And on each of the page's causal examples, which repeat a phrase, the model predicts the repeat.
 import { readFileSync } from 'node:fs';
 import { loadEngine } from '../../web/src/index.js';
@@ -56,6 +58,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     const L = model.numLayers, H = model.numHeads;
     const induction = new Float64Array(L * H), prev = new Float64Array(L * H);
     let first = 0, second = 0, firstCount = 0, secondCount = 0;
+    const zeroed = { induction: 0, prev: 0 };
     for (const words of repeatedRuns(runs, length, seed)) {
       const r = model.run(words.map((id) => WORDS[id]).join(' '));
       expect(Array.from(r.ids)).toEqual([0, ...words]); // the text holds exactly the drawn words
@@ -73,9 +76,14 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       }
       firstCount += length - 1;
       secondCount += length - 1;
+      // The same run with the best induction head, then the best previous-token head, zeroed.
+      for (const [which, { layer, head }] of Object.entries({ induction: measured.best_induction, prev: measured.best_prev })) {
+        const ablated = model.run(words.map((id) => WORDS[id]).join(' '), { ablate: [{ layer, head }] });
+        for (let t = 1; t < length; t++) zeroed[which] += loss(ablated.logits(length + t), r.ids[length + t + 1]) / (runs * (length - 1));
+      }
     }
-    scores = { induction, prev, first: first / firstCount, second: second / secondCount };
-  }, 120000);
+    scores = { induction, prev, first: first / firstCount, second: second / secondCount, zeroed };
+  }, 400000);
   afterAll(() => engine.dispose());
 
   test('every head\'s induction and previous-token score is the script\'s to 3 decimals', () => {
@@ -91,6 +99,12 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(Math.abs(scores.first - measured.first_copy_loss)).toBeLessThan(5e-4);
     expect(Math.abs(scores.second - measured.second_copy_loss)).toBeLessThan(5e-4);
     expect(scores.second / scores.first).toBeLessThanOrEqual(0.5);
+  });
+
+  test('zeroing the best induction head, or the best previous-token head, raises the second-copy loss as it does in PyTorch', () => {
+    expect(scores.zeroed.induction).toBeCloseTo(measured.best_induction.second_copy_loss_zeroed, 3);
+    expect(scores.zeroed.prev).toBeCloseTo(measured.best_prev.second_copy_loss_zeroed, 3);
+    expect(scores.zeroed.induction).toBeGreaterThan(2 * scores.second);
   });
 
   test('an induction head scores at least 0.5, above a previous-token head of at least 0.6 in an earlier layer', () => {
