@@ -17,10 +17,11 @@ beforeAll(async () => {
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-test('the tarball holds both WASM builds, the single-file build and both built-in models, and no build leftovers', () => {
+test('the tarball holds both WASM builds, the single-file build, both built-in models and the probe set, and no build leftovers', () => {
   for (const file of ['dist/multihead-simd.wasm', 'dist/multihead-scalar.wasm', 'dist/multihead-simd.mjs',
     'dist/multihead.js', 'web/src/index.js', 'web/src/element.js', 'web/models/default/model.safetensors',
-    'web/models/causal/config.json', 'web/models/causal/tokenizer.json', 'web/models/causal/model.safetensors']) {
+    'web/models/causal/config.json', 'web/models/causal/tokenizer.json', 'web/models/causal/model.safetensors',
+    'web/probes/syntax.json']) {
     expect(files).toContain(file);
   }
   expect(files.filter((f) => /^(build|tests|cpp|tools|node_modules)\//.test(f))).toEqual([]);
