@@ -3,7 +3,7 @@
 // CORS, Range, and the browser's Cache API on the way), loaded by engine.loadModel(id, { hubUrl })
 // in a page, against the float64 PyTorch references: the ids exactly, attention, each layer's
 // input and the final hidden states to 1e-4, the logits to 1e-3 of their largest magnitude.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
@@ -13,7 +13,10 @@ import { launchBrowser } from './browser.js';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const DIR = `${REPO}tests/fixtures/checkpoints/`;
 const CHECKPOINTS = readdirSync(DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-const CASES = CHECKPOINTS.map((checkpoint) => [checkpoint, readdirSync(`${DIR}${checkpoint}/cases`).sort()[0]]);
+// One plain case per checkpoint: the ablated cases need run options, which checkpoints.test.js covers.
+const plain = (checkpoint) => readdirSync(`${DIR}${checkpoint}/cases`).sort()
+  .find((name) => !existsSync(`${DIR}${checkpoint}/cases/${name}/ablation.u8`));
+const CASES = CHECKPOINTS.map((checkpoint) => [checkpoint, plain(checkpoint)]);
 
 let browser, server, hub, page, problems;
 beforeAll(async () => {

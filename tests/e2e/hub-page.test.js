@@ -184,7 +184,8 @@ test('a second load comes from the cache with the fake Hub stopped; the cached m
   let hub = await fakeHub();
   let { page, problems } = await openPage(hub, `#model=${encodeURIComponent('multihead-test/gpt2-legacy')}`);
   await expect(loadEnded(page)).resolves.toBe('ready');
-  await expect(page.locator('#model-cache-summary').textContent()).resolves.toMatch(/^Downloaded models: \d+, /);
+  // The list refreshes after the load ends, on its own promise: wait for it rather than race it.
+  await page.waitForFunction(() => /^Downloaded models: \d+, /.test(document.getElementById('model-cache-summary').textContent));
   await page.close();
   const hubUrl = hub.url;
   await hub.close();

@@ -8,6 +8,7 @@
 // And on each of the page's causal examples, which repeat a phrase, the model predicts the repeat.
 import { readFileSync } from 'node:fs';
 import { loadEngine } from '../../web/src/index.js';
+import { xorshift32 } from '../../web/src/measure-roles.js';
 import { EXAMPLES } from '../../web/demo/examples.js';
 import { BUILDS } from './helpers.js';
 
@@ -15,17 +16,6 @@ const measured = JSON.parse(readFileSync(new URL('../fixtures/models/causal-head
 const tokenizer = JSON.parse(readFileSync(new URL('../../web/models/causal/tokenizer.json', import.meta.url), 'utf8'));
 const WORDS = Object.entries(tokenizer.model.vocab).sort((a, b) => a[1] - b[1]).map(([word]) => word);
 const SPECIALS = tokenizer.added_tokens.length;
-
-/** tools/causal_model.py's xorshift32, as an endless iterator of unsigned 32-bit integers. */
-function* xorshift32(seed) {
-  let x = seed >>> 0;
-  for (;;) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    yield x;
-  }
-}
 
 /** tools/causal_model.py's repeated_random_sequences, without the <|endoftext|> the tokenizer adds. */
 function repeatedRuns(count, length, seed) {
