@@ -4,7 +4,9 @@
 // &mode=toy&d=16&heads=4&causal=1&seed=7. The grid of every layer is layer=all. A Hub model is
 // &model=gpt2 (or owner/name; model=default and model=causal are the built-in models, whose names
 // win over Hub ids of the same spelling, as in the element's model attribute): only a valid Hub id is
-// read, so a link can name a model but never a URL to fetch. Values that make no sense are ignored, not errors:
+// read, so a link can name a model but never a URL to fetch. Heads switched off are
+// &ablate=2.1,2.4 (layer.head, counted from 1) and &ablation=mean (zero when left out); the page
+// drops heads its model does not have. Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page. A link holds at most the first 2000
 // characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
 // is six million characters once percent-encoded.
@@ -13,6 +15,8 @@ import { BUILTIN_MODELS } from '../src/model-files.js';
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
+const ABLATIONS = ['zero', 'mean'];
+const MAX_ABLATED = 1024; // heads a link may switch off: more than any model this page loads has
 // Characters of sentence a link holds: the element's own cap too (MAX_SENTENCE in web/src/element.js),
 // so the element snippet of any link holds a sentence the element takes. Keep the two equal.
 export const MAX_SENTENCE = 2000;
@@ -39,9 +43,26 @@ export function readUrlState(hash) {
   if (model !== null) state.model = model;
   const head = params.get('head') === 'all' ? 'all' : counted(params.get('head'));
   if (head !== null) state.head = head;
+  const ablate = ablatedHeads(params.get('ablate'));
+  if (ablate !== null) state.ablate = ablate;
+  if (ABLATIONS.includes(params.get('ablation'))) state.ablation = params.get('ablation');
   const toy = toySettings(params);
   if (Object.keys(toy).length > 0) state.toy = toy;
   return state;
+}
+
+// "2.1,2.4" → [{ layer: 1, head: 0 }, { layer: 1, head: 3 }], in layer then head order, each once;
+// "" → []; anything that is not such a list → null.
+function ablatedHeads(text) {
+  if (text === null) return null;
+  if (text === '') return [];
+  const parts = text.split(',');
+  if (parts.length > MAX_ABLATED || !parts.every((part) => /^[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}$/.test(part))) return null;
+  const heads = new Map(parts.map((part) => {
+    const [layer, head] = part.split('.').map((v) => Number(v) - 1);
+    return [`${layer}.${head}`, { layer, head }];
+  }));
+  return [...heads.values()].sort((a, b) => a.layer - b.layer || a.head - b.head);
 }
 
 // The toy settings a URL gives, as whole numbers and a flag; whether the page offers that
@@ -74,7 +95,7 @@ function modelChoice(text) {
  * `model` is a Hub id or a built-in model's name, or undefined for the default model (which the
  * hash leaves out).
  */
-export function urlHash({ sentence, view, mode, layer, head, toy, model }) {
+export function urlHash({ sentence, view, mode, layer, head, toy, model, ablate = [], ablation = 'zero' }) {
   const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
@@ -84,6 +105,10 @@ export function urlHash({ sentence, view, mode, layer, head, toy, model }) {
     params.set('seed', String(toy.seed));
   }
   if (model !== undefined) params.set('model', model);
+  if (ablate.length > 0) {
+    params.set('ablate', ablate.map(({ layer: l, head: h }) => `${l + 1}.${h + 1}`).join(','));
+    if (ablation !== 'zero') params.set('ablation', ablation);
+  }
   return `#${params}`;
 }
 

@@ -12,8 +12,19 @@
 //   another layer's trace or another position's predictions does not run the model again) and
 //   answers with what was asked: every layer's attention weights, one layer's full trace (one
 //   layer only: at 512 tokens a BERT-base's twelve full traces would be hundreds of megabytes),
-//   and the LM head's predictions. Arrays are moved to the page, not copied.
+//   and the LM head's predictions. Arrays are moved to the page, not copied. With `ablate` (heads
+//   as { layer, head }) and `ablation` ('zero' | 'mean') the run switches those heads off; the
+//   answer then also holds `changes`, how far each layer's output moved from the run with every
+//   head on, and each prediction's probability in that run (`before`). `roles: true` adds
+//   headRoles() of the run.
+// - { type: 'measure-roles', measureId } measures every head over the probe set
+//   (measureHeadRoles), posting { type: 'roles-progress', measureId, done, total }, then
+//   { type: 'roles-measured', measureId, measured } or { type: 'roles-failed', measureId,
+//   message, aborted }. { type: 'cancel-measure', measureId } stops it. Runs asked meanwhile are
+//   answered between its steps.
 import { loadEngine } from '../src/index.js';
+import { headRoles } from '../src/head-roles.js';
+import { measureHeadRoles } from '../src/measure-roles.js';
 import { attentionLayers, layerMatrices, tracedLayer } from '../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands
@@ -24,8 +35,10 @@ const state = {
   engine: null,
   model: null,
   fallback: '', // why the start model could not load, when the built-in one stands in
-  last: null, // { text, model, result }: the last run
+  last: null, // { key, model, result, base }: the last run, and the same text with every head on when some are off
   loading: null, // { loadId, controller }
+  measuring: null, // { measureId, controller }: the probe-set measure in progress
+  probes: null, // Promise of web/probes/syntax.json, fetched on the first measure
   toy: null, // { key, attention }: the toy layer, kept while its settings stay the same
 };
 
@@ -40,6 +53,11 @@ self.onmessage = async ({ data }) => {
   if (data.type === 'load') return load(data);
   if (data.type === 'cancel-load') {
     if (state.loading?.loadId === data.loadId) state.loading.controller.abort();
+    return;
+  }
+  if (data.type === 'measure-roles') return measure(data);
+  if (data.type === 'cancel-measure') {
+    if (state.measuring?.measureId === data.measureId) state.measuring.controller.abort();
     return;
   }
   answer(data);
@@ -90,6 +108,7 @@ async function load({ loadId, source, hubUrl }) {
       if (controller.signal.aborted) self.postMessage({ type: 'load-failed', loadId, aborted: true, message: 'cancelled' });
       return;
     }
+    state.measuring?.controller.abort(); // it measures the model about to be freed
     state.model?.dispose();
     state.model = model;
     state.last = null;
@@ -107,25 +126,36 @@ function answer(data) {
   try {
     const start = performance.now();
     const model = state.model;
-    if (state.last?.text !== data.text || state.last.model !== model) {
+    const ablate = data.toy ? [] : data.ablate ?? [];
+    const ablation = data.ablation ?? 'zero';
+    const key = JSON.stringify([data.text, ablate, ablate.length ? ablation : null]);
+    if (state.last?.key !== key || state.last.model !== model) {
+      // The run with every head on is kept when only the heads switched off change.
+      const base = state.last?.model === model && state.last.text === data.text ? state.last.base ?? state.last.result : null;
       state.last = null; // the old result's arrays can go before the new run allocates its own
-      state.last = { text: data.text, model, result: model.run(data.text) };
+      const result = ablate.length ? model.run(data.text, { ablate, ablation }) : base ?? model.run(data.text);
+      state.last = { key, text: data.text, model, result, base: ablate.length ? base ?? model.run(data.text) : null };
     }
-    const { result } = state.last;
+    const { result, base } = state.last;
     const { tokens, unknown, truncated, totalTokens } = result;
     const message = {
       type: 'result', id: data.id, tokens, unknown, truncated, totalTokens,
       causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false,
+      ablated: result.ablated ?? [], ablation: result.ablation ?? null,
     };
     if (data.toy) {
       message.trace = { layer: 0, ...toyLayer(result.layerInput(0), tokens.length, data.toy) };
     } else {
-      if (data.weights) message.layers = attentionLayers(result);
+      if (data.weights) {
+        message.layers = attentionLayers(result);
+        if (data.roles) message.roles = headRoles(result);
+        if (base) message.changes = layerChanges(base, result);
+      }
       if (Number.isInteger(data.trace)) {
         const layer = Math.min(data.trace, result.layers - 1);
         message.trace = { layer, ...tracedLayer(result, layer) };
       }
-      if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at);
+      if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at, base);
     }
     message.ms = performance.now() - start;
     self.postMessage(message, transferable(message));
@@ -135,10 +165,72 @@ function answer(data) {
 }
 
 /**
- * The LM head's top tokens: a causal model's at the last position and at the chosen one `at`
- * (what it expects next); a masked model's at each [MASK] / <mask> the user typed.
+ * Measures every head of the model on screen over the probe set, once at a time: a newer request
+ * stops the older one.
  */
-function predictions(result, causal, at) {
+async function measure({ measureId }) {
+  state.measuring?.controller.abort();
+  const controller = new AbortController();
+  state.measuring = { measureId, controller };
+  let last = 0;
+  const onProgress = ({ done, total }) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_EVERY && done !== total) return;
+    last = now;
+    self.postMessage({ type: 'roles-progress', measureId, done, total });
+  };
+  try {
+    state.probes ??= fetch(new URL('../probes/syntax.json', import.meta.url)).then((response) => {
+      if (!response.ok) throw new Error(`the probe set could not be fetched (HTTP ${response.status})`);
+      return response.json();
+    });
+    const probes = await state.probes.catch((error) => {
+      state.probes = null; // the next measure tries again
+      throw error;
+    });
+    controller.signal.throwIfAborted();
+    const measured = await measureHeadRoles(state.model, { probes, onProgress, signal: controller.signal });
+    self.postMessage({ type: 'roles-measured', measureId, measured: { ...measured, relationMeanings: probes.relations } });
+  } catch (error) {
+    const aborted = error?.name === 'AbortError';
+    self.postMessage({ type: 'roles-failed', measureId, aborted, message: error?.message ?? String(error) });
+  } finally {
+    if (state.measuring?.measureId === measureId) state.measuring = null;
+  }
+}
+
+/**
+ * How far each layer's output moved when heads were switched off: 1 − the cosine similarity of
+ * each token's vector in `base` (every head on) and in `result`, averaged over the tokens. A
+ * layer's output is the next layer's input, and the last layer's is the final hidden state.
+ */
+function layerChanges(base, result) {
+  const n = result.tokens.length, d = result.dModel;
+  const output = (r, l) => (l + 1 < r.layers ? r.layerInput(l + 1) : r.hidden);
+  return Array.from({ length: result.layers }, (_, l) => {
+    const a = output(base, l), b = output(result, l);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      let dot = 0, aa = 0, bb = 0;
+      for (let k = i * d; k < (i + 1) * d; k++) {
+        dot += a[k] * b[k];
+        aa += a[k] * a[k];
+        bb += b[k] * b[k];
+      }
+      total += aa > 0 && bb > 0 ? 1 - dot / Math.sqrt(aa * bb) : aa === bb ? 0 : 1;
+    }
+    return total / n;
+  });
+}
+
+/**
+ * The LM head's top tokens: a causal model's at the last position and at the chosen one `at`
+ * (what it expects next); a masked model's at each [MASK] / <mask> the user typed. With `base`
+ * (the same text with every head on, when some are off) the lists are base's top tokens, each
+ * with its probability there (`before`) and in `result` (`probability`), and `now` holds
+ * result's own top tokens.
+ */
+function predictions(result, causal, at, base = null) {
   const n = result.tokens.length;
   let positions;
   if (causal) {
@@ -147,7 +239,26 @@ function predictions(result, causal, at) {
   } else {
     positions = result.tokens.flatMap((token, i) => (isMask(token) ? [i] : [])).slice(0, MAX_PREDICTED);
   }
-  return positions.map((position) => ({ position, top: result.predictions(position, TOP_K) }));
+  if (!base) return positions.map((position) => ({ position, top: result.predictions(position, TOP_K) }));
+  return positions.map((position) => {
+    const after = softmax(result.logits(position));
+    const top = base.predictions(position, TOP_K).map(({ token, id, probability }) => ({ token, id, before: probability, probability: after[id] }));
+    return { position, top, now: result.predictions(position, TOP_K) };
+  });
+}
+
+/** Probabilities from logits, in float64. */
+function softmax(logits) {
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  const p = Float64Array.from(logits, (v) => {
+    const e = Math.exp(v - max);
+    sum += e;
+    return e;
+  });
+  for (let i = 0; i < p.length; i++) p[i] /= sum;
+  return p;
 }
 
 /** A token label (the text as typed) that is a masked-LM's mask token. */
