@@ -358,13 +358,16 @@ function modelSource(value, hubUrl) {
   }
 }
 
+// The views the element shows; the page's average and rollout views are not among them yet.
+const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'steps'];
+
 /**
  * The view, layer, heads (from 0) and height the attributes ask for; throws naming a bad one.
  * `pixels(css)` resolves a CSS height to pixels.
  */
 function readChoice(element, layers, heads, pixels) {
   const view = element.getAttribute('view') ?? 'grid';
-  if (!Object.hasOwn(VIEWS, view)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
+  if (!ELEMENT_VIEWS.includes(view)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
   const layer = counted(element, 'layer', element.getAttribute('layer') ?? '1', layers);
   const headText = element.getAttribute('head')?.trim() || '1';
   const list = headText === 'all'

@@ -3,7 +3,10 @@
 // head (click, or Enter on its focused card) calls onSelectHead so the page can enlarge it.
 // Given rows (one per layer) instead, it draws every layer's heads, a row each, as thumbnails:
 // BERT-base's 144 heads at a glance. Each thumbnail draws its whole matrix, one pixel per value,
-// scaled down by the canvas; it is a picture to compare, read out by hovering.
+// scaled down by the canvas; it is a picture to compare, read out by hovering. That is the model
+// view: a row may carry each head's top role ({ role, score } or null), shown as a badge under
+// its thumbnail and in the hover readout, and which heads are switched off. Given onToggleHead,
+// each badge is a button that switches its head off and on.
 import { createLegend, weightScale } from './colormap.js';
 import { causalKey, el, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
@@ -12,8 +15,17 @@ const GAP = 12; // CSS px between cards
 
 const THUMB_MIN = 56; // CSS px: the smallest thumbnail of the every-layer grid
 
-export function createGridView(root, { onSelectHead = () => {} } = {}) {
-  // data: { tokens, weights: per head (n × n), title }, or { tokens, rows: [{ title, weights }], title }
+// A role's name on a badge as narrow as a thumbnail; the hover readout and the title say it whole.
+const SHORT_ROLE = { previous: 'prev', punctuation: 'punct', duplicate: 'dup', induction: 'induct' };
+
+/** "induction 0.931", or "no clear role" for null. */
+export function roleText(top, digits = 3) {
+  return top ? `${top.role} ${top.score.toFixed(digits)}` : 'no clear role';
+}
+
+export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
+  // data: { tokens, weights: per head (n × n), title }, or { tokens, rows: [{ title, weights,
+  // roles?: ({ role, score } | null) per head, ablated?: boolean per head }], title }
   const state = { data: null, cards: [], shape: '' };
   const scale = weightScale();
   root.replaceChildren();
@@ -32,13 +44,29 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
     const matrix = new MatrixCanvas({ label: name, square: true, maxCell: 24 });
     button.append(matrix.element, el('span', '', layer === null ? name : `${head + 1}`));
     button.addEventListener('click', () => onSelectHead(head, layer));
+    // The head's name, its role and whether it is off, then the cell under the pointer.
+    const about = () => {
+      const row = layer === null ? null : state.data.rows[layer];
+      const role = row?.roles ? `, ${roleText(row.roles[head])}` : '';
+      return `${name}${role}${row?.ablated?.[head] ? ' (switched off)' : ''}`;
+    };
     button.addEventListener('pointermove', (event) => {
       const cell = matrix.cellAt(event.clientX, event.clientY);
       matrix.mark({ cells: cell ? [[cell.row, cell.col]] : [] });
-      if (cell) readout.textContent = `${name}: ${weightText(state.data.tokens, weightsOf(head, layer), cell.row, cell.col)}`;
+      readout.textContent = cell ? `${about()}: ${weightText(state.data.tokens, weightsOf(head, layer), cell.row, cell.col)}` : about();
     });
+    button.addEventListener('focus', () => { readout.textContent = about(); });
     button.addEventListener('pointerleave', () => matrix.mark({}));
-    return { button, matrix, head, layer };
+    if (layer === null) return { element: button, button, matrix, head, layer };
+    // The every-layer grid: a badge under the thumbnail, a toggle when the page can switch heads off.
+    const badge = el(onToggleHead ? 'button' : 'span', 'mh-role-badge');
+    if (onToggleHead) {
+      badge.type = 'button';
+      badge.addEventListener('click', () => onToggleHead(layer, head));
+    }
+    const element = el('div', 'mh-grid-cell');
+    element.append(button, badge);
+    return { element, button, matrix, head, layer, badge, about };
   }
 
   const weightsOf = (head, layer) => (layer === null ? state.data.weights : state.data.rows[layer].weights)[head];
@@ -51,7 +79,7 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
     if (!data.rows) {
       state.cards = data.weights.map((_, h) => card(h));
       cards.className = 'mh-grid-cards';
-      cards.replaceChildren(...state.cards.map((c) => c.button));
+      cards.replaceChildren(...state.cards.map((c) => c.element));
       return;
     }
     state.cards = [];
@@ -64,7 +92,7 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
       for (let h = 0; h < row.weights.length; h++) {
         const c = card(h, l);
         state.cards.push(c);
-        line.append(c.button);
+        line.append(c.element);
       }
       group.append(el('h4', '', row.title), line);
       return group;
@@ -90,10 +118,28 @@ export function createGridView(root, { onSelectHead = () => {} } = {}) {
       const across = Math.max(2, Math.min(heads, 4, Math.floor(width / 170)));
       side = Math.floor((width - GAP * (across - 1)) / across) - 10;
     }
-    for (const { button, matrix, head, layer } of state.cards) {
+    for (const c of state.cards) {
+      const { button, matrix, head, layer } = c;
       matrix.draw(weightsOf(head, layer), n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
       const where = layer === null ? `${data.title ?? ''} head ${head + 1}` : `Layer ${layer + 1} head ${head + 1}`;
       button.setAttribute('aria-label', `${where}: enlarge`.trim());
+      if (c.badge) showBadge(c, data.rows[layer], side);
+    }
+  }
+
+  /** A card's badge: the head's top role (or a dash), marked when the head is switched off. */
+  function showBadge({ element, badge, button, head, about }, row, side) {
+    const top = row.roles?.[head] ?? null;
+    const off = Boolean(row.ablated?.[head]);
+    element.classList.toggle('mh-off', off);
+    badge.style.display = !row.roles && !onToggleHead ? 'none' : ''; // `all: unset` undoes [hidden]
+    badge.style.maxWidth = `${side + 4}px`;
+    badge.textContent = `${off ? 'off · ' : ''}${top ? `${SHORT_ROLE[top.role] ?? top.role} ${top.score.toFixed(2)}` : '–'}`;
+    badge.title = about();
+    button.title = about();
+    if (onToggleHead) {
+      badge.setAttribute('aria-pressed', String(off));
+      badge.setAttribute('aria-label', `${about()}: switch ${off ? 'on' : 'off'}`);
     }
   }
 
@@ -117,5 +163,14 @@ export const GRID_CSS = `
 .mh-grid-layers .mh-grid-cards { gap: ${GAP}px; }
 .mh-grid-layers .mh-grid-card { padding: 2px; gap: 1px; }
 .mh-grid-layers .mh-grid-card span { font-size: 11px; }
+.mh-grid-cell { display: flex; flex-direction: column; align-items: center; gap: 2px; }
+.mh-role-badge { all: unset; box-sizing: border-box; font-size: 11px; line-height: 1.3; padding: 0 4px; border-radius: 4px;
+  border: 1px solid var(--mh-border, #ccc); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; text-align: center;
+  font-variant-numeric: tabular-nums; }
+button.mh-role-badge { cursor: pointer; }
+button.mh-role-badge:hover { border-color: var(--mh-accent, #0072b2); }
+button.mh-role-badge:focus-visible { outline: 2px solid var(--mh-accent, #0072b2); outline-offset: 1px; }
+.mh-off .mh-grid-card canvas { opacity: 0.3; }
+.mh-off .mh-role-badge { border-color: #d55e00; color: #d55e00; }
 .mh-grid-readout { font-family: var(--mh-font-mono, ui-monospace, monospace); font-size: 13px; min-height: 1.4em; }
 `;

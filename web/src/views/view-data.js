@@ -4,6 +4,7 @@
 // same numbers wherever it is embedded. It touches no page. Only the four-steps view needs a
 // layer's full trace, which the engine computes when asked: callers ask for the layer on screen,
 // never for all of them (twelve full traces of BERT-base at 512 tokens are hundreds of MB).
+import { averageHeads, rollout } from '../rollout.js';
 
 /** Every matrix of one layer's attention, copied out of `trace` (an AttentionTrace). */
 export function layerMatrices(trace, input) {
@@ -37,18 +38,35 @@ export function tracedLayer(result, layer) {
 }
 
 /**
- * What view `view` ('grid', 'head', 'lines' or 'steps') draws for layer `index`: `result` holds
- * { tokens, unknown, layers } (layers as attentionLayers, and as layerMatrices for the steps
- * view's layer), `head` is a head index, a list of them (lines view) or 'all'; `toy` names the
- * layer as the page's toy layer and prints numbers. The grid takes index 'all': every layer's heads.
+ * A list of attentionLayers as the analysis functions read a run (rollout.js), cut to its first
+ * `layers` layers.
+ */
+export function runOfLayers({ tokens, causal }, layers) {
+  return { tokens, causal, layers: layers.length, heads: layers[0].weights.length, attention: (l, h) => layers[l].weights[h] };
+}
+
+/**
+ * What view `view` ('grid', 'head', 'lines', 'steps', 'average' or 'rollout') draws for layer
+ * `index`: `result` holds { tokens, unknown, layers } (layers as attentionLayers, and as
+ * layerMatrices for the steps view's layer), `head` is a head index, a list of them (lines view)
+ * or 'all'; `toy` names the layer as the page's toy layer and prints numbers. The grid takes index
+ * 'all': every layer's heads, the model view, with each head's top role from `roles` (a list of
+ * { layer, head, top }) and the heads in `ablated` ([{ layer, head }]) marked as switched off.
+ * 'average' is the layer's mean over heads; 'rollout' is attention rollout up to that layer.
  * `result.causal` marks a causal model's masked triangle.
  */
-export function viewData(view, result, index, { head = 0, toy = false } = {}) {
+export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [] } = {}) {
   const { tokens, unknown } = result;
   const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
   if (index === 'all') {
     if (view !== 'grid') throw new RangeError(`only the grid view shows every layer, not the ${view} view`);
-    const rows = result.layers.map((l, i) => ({ title: `Layer ${i + 1}`, weights: l.weights }));
+    const off = new Set(ablated.map(({ layer, head: h }) => `${layer}.${h}`));
+    const rows = result.layers.map((l, i) => ({
+      title: `Layer ${i + 1}`,
+      weights: l.weights,
+      roles: roles ? l.weights.map((_, h) => roles.find((r) => r.layer === i && r.head === h)?.top ?? null) : undefined,
+      ablated: l.weights.map((_, h) => off.has(`${i}.${h}`)),
+    }));
     return { tokens, unknown, rows, title: 'Every layer', causal };
   }
   const layer = result.layers[index];
@@ -59,6 +77,14 @@ export function viewData(view, result, index, { head = 0, toy = false } = {}) {
       return { tokens, unknown, weights: layer.weights, title: where, causal };
     case 'head':
       return { tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal };
+    case 'average':
+      return { tokens, unknown, weights: averageHeads(runOfLayers(result, result.layers), index), title: `${where}, the average of its heads`, causal };
+    case 'rollout':
+      return {
+        tokens, unknown, causal,
+        weights: rollout(runOfLayers(result, result.layers.slice(0, index + 1))),
+        title: index === 0 ? 'Rollout of layer 1' : `Rollout of layers 1 to ${index + 1}`,
+      };
     case 'lines':
       return { tokens, unknown, weights: layer.weights, heads };
     default:

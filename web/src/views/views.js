@@ -4,4 +4,8 @@ import { createHeadView } from './head-view.js';
 import { createLinesView } from './lines-view.js';
 import { createStepsView } from './steps-view.js';
 
-export const VIEWS = { grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView };
+// The average and rollout views draw one (n × n) matrix, as the head view does.
+export const VIEWS = {
+  grid: createGridView, head: createHeadView, lines: createLinesView, steps: createStepsView,
+  average: createHeadView, rollout: createHeadView,
+};
