@@ -226,3 +226,96 @@ test('at 512 tokens a head is 512 × 512 rects of 2 px, and the PNG matches the 
   console.log(`export: a 512-token head as SVG is ${(out.bytes / 1e6).toFixed(1)} MB`);
   expect(problems).toEqual([]);
 });
+
+test('the model view: the PNG and the SVG show every head\'s cells in the colours of its weights, with badges and switched-off heads as text', async () => {
+  const layers = Array.from({ length: result.layers }, (_, l) => ({ weights: layerWeights(l).map((w) => Array.from(w)) }));
+  const out = await page.evaluate(async ({ tokens, layers, hostile }) => {
+    const { modelLayout, modelPng, modelSvg } = await import('/web/src/views/model-figure.js');
+    const input = {
+      tokens, title: hostile,
+      layers: layers.map((l) => ({ weights: l.weights.map((w) => Float32Array.from(w)) })),
+      badges: layers.map((l, i) => l.weights.map((_, h) => (i === 1 && h === 1 ? 'previous 0.52' : i === 2 && h === 0 ? hostile : null))),
+      ablated: layers.map((l, i) => l.weights.map((_, h) => i === 1 && h === 3)),
+    };
+    const layout = modelLayout({ n: tokens.length, layers: layers.length, heads: layers[0].weights.length });
+    /** The colour at each cell's centre, per thumbnail, of an image drawn at (0, 0). */
+    const sample = async (image) => {
+      const canvas = new OffscreenCanvas(layout.width, layout.height);
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(image, 0, 0);
+      const { data } = ctx.getImageData(0, 0, layout.width, layout.height);
+      const n = tokens.length;
+      return layout.thumbs.map(({ x, y }) => Array.from({ length: n * n }, (_, k) => {
+        const i = ((y + Math.floor(k / n) * layout.cell + (layout.cell >> 1)) * layout.width + x + (k % n) * layout.cell + (layout.cell >> 1)) * 4;
+        return [data[i], data[i + 1], data[i + 2]];
+      }));
+    };
+    const png = await modelPng(input);
+    const pngBitmap = await createImageBitmap(png);
+    const svg = await modelSvg(input);
+    const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    // Each thumbnail's own PNG, decoded and drawn where the SVG puts it.
+    const canvas = new OffscreenCanvas(layout.width, layout.height);
+    const ctx = canvas.getContext('2d');
+    ctx.imageSmoothingEnabled = false;
+    const images = [...doc.getElementsByTagName('image')];
+    for (const image of images) {
+      const blob = await (await fetch(image.getAttribute('href'))).blob();
+      ctx.drawImage(await createImageBitmap(blob), Number(image.getAttribute('x')), Number(image.getAttribute('y')),
+        Number(image.getAttribute('width')), Number(image.getAttribute('height')));
+    }
+    return {
+      layout: { width: layout.width, height: layout.height, cell: layout.cell, thumbs: layout.thumbs.length },
+      png: { type: png.type, size: [pngBitmap.width, pngBitmap.height], cells: await sample(pngBitmap) },
+      svg: { errors: doc.getElementsByTagName('parsererror').length, images: images.length, cells: await sample(canvas),
+        texts: [...doc.getElementsByTagName('text')].map((t) => t.textContent), elements: [...new Set([...doc.getElementsByTagName('*')].map((e) => e.localName))].sort(),
+        offRects: doc.querySelectorAll('rect[stroke]').length },
+    };
+  }, { tokens: result.tokens, layers, hostile: HOSTILE });
+
+  const heads = result.layers * result.heads, n = result.tokens.length;
+  expect(out.layout.thumbs).toBe(heads);
+  expect(out.png.type).toBe('image/png');
+  expect(out.png.size).toEqual([out.layout.width, out.layout.height]);
+  // Every cell of every thumbnail, in both files, is the colour of its weight.
+  const scale = weightScale();
+  let wrong = 0;
+  for (let t = 0; t < heads; t++) {
+    const weights = result.attention(Math.floor(t / result.heads), t % result.heads);
+    for (let k = 0; k < n * n; k++) {
+      const c = colorIndex(scale, weights[k]) * 4;
+      const want = [scale.lut[c], scale.lut[c + 1], scale.lut[c + 2]];
+      for (const got of [out.png.cells[t][k], out.svg.cells[t][k]]) if (got.some((v, i) => Math.abs(v - want[i]) > 1)) wrong++;
+    }
+  }
+  expect(wrong).toBe(0);
+  expect(out.svg.errors).toBe(0);
+  expect(out.svg.images).toBe(heads);
+  expect(out.svg.elements).toEqual(['image', 'rect', 'svg', 'text']);
+  expect(out.svg.offRects).toBe(1);
+  expect(out.svg.texts).toEqual(expect.arrayContaining([HOSTILE, 'Layer 1', 'L1 H1', 'L4 H4', 'previous 0.52', 'off']));
+  expect(out.svg.texts.filter((t) => t === HOSTILE)).toHaveLength(2); // the title and one badge, as text
+  expect(problems).toEqual([]);
+});
+
+test('the model view at 144 heads and 128 tokens stays a small SVG', async () => {
+  const out = await page.evaluate(async () => {
+    const { modelSvg } = await import('/web/src/views/model-figure.js');
+    const n = 128;
+    const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
+    const weights = (seed) => {
+      const w = new Float32Array(n * n);
+      // Noise, which compresses as badly as real attention or worse.
+      for (let i = 0; i < n * n; i++) w[i] = (Math.abs(Math.sin((i + seed * n * n) * 12.9898) * 43758.5453) % 1) * (2 / n);
+      return w;
+    };
+    const layers = Array.from({ length: 12 }, (_, l) => ({ weights: Array.from({ length: 12 }, (_, h) => weights(l * 12 + h)) }));
+    const started = performance.now();
+    const svg = await modelSvg({ tokens, layers, title: 'every layer' });
+    return { bytes: svg.length, ms: performance.now() - started, images: svg.match(/<image /g).length };
+  });
+  expect(out.images).toBe(144);
+  expect(out.bytes).toBeLessThan(20e6);
+  console.log(`export: the model view of 144 heads × 128 tokens as SVG is ${(out.bytes / 1e6).toFixed(2)} MB, made in ${out.ms.toFixed(0)} ms`);
+  expect(problems).toEqual([]);
+});
