@@ -1,0 +1,38 @@
+// The head-role table as files a reader can keep: CSV for a spreadsheet, JSON for a program.
+// Layers and heads are counted from 1 in both, as on the page. A row is { layer, head, scores:
+// { name: number | null }, top: { role, score } | null } (layer and head counted from 0).
+const DIGITS = 4;
+
+/** One CSV field: quoted when it holds a comma, a quote or a line break; never a spreadsheet formula. */
+function field(value) {
+  let text = String(value);
+  // A cell starting with = + - @ (or a tab or CR before one) is run as a formula by spreadsheets.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const number = (v) => (v === null || v === undefined ? '' : v.toFixed(DIGITS));
+
+/** The table as CSV (RFC 4180, CRLF line ends): layer, head, top role, top score, then `columns`. */
+export function rolesCsv(rows, columns) {
+  const lines = [['layer', 'head', 'top role', 'top score', ...columns].map(field).join(',')];
+  for (const { layer, head, scores, top } of rows) {
+    lines.push([layer + 1, head + 1, field(top?.role ?? ''), number(top?.score), ...columns.map((c) => number(scores[c]))].join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * The table as JSON: { format: 'multihead-head-roles', version: 1, ...meta, columns, heads:
+ * [{ layer, head, top, scores }] }, nulls kept. A score JSON cannot hold (NaN, ±Infinity) is a RangeError.
+ */
+export function rolesJson(rows, meta = {}) {
+  const heads = rows.map(({ layer, head, scores, top }) => {
+    for (const [name, v] of Object.entries(scores)) {
+      if (v !== null && !Number.isFinite(v)) throw new RangeError(`layer ${layer + 1} head ${head + 1}: the ${name} score is ${v}, which JSON cannot hold`);
+    }
+    return { layer: layer + 1, head: head + 1, top, scores };
+  });
+  const columns = rows.length ? Object.keys(rows[0].scores) : [];
+  return `${JSON.stringify({ format: 'multihead-head-roles', version: 1, ...meta, columns, heads }, null, 2)}\n`;
+}
