@@ -7,7 +7,10 @@
 // The model on screen can be changed (model-picker.js): the worker loads the new one while the old
 // one keeps answering, and the page switches when it is ready. Results come in parts: every
 // layer's attention weights with each new sentence, one layer's full trace when the four-steps
-// view shows it, and the model's predictions.
+// view shows it, and the model's predictions. Heads can be switched off (ablation-panel.js, the
+// model view's badges, the role table): they are part of the inputs, so the worker runs the model
+// again without them. Each head's role is measured on every run, or over the probe set on request
+// (roles-panel.js), and the probe-set measure is kept per model.
 import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
@@ -18,6 +21,9 @@ import { LimitedWorker, Stopped, timeLimit } from './limited-worker.js';
 import { BUILTIN_MODEL, createModelPicker, modelName } from './model-picker.js';
 import { EXAMPLES } from './examples.js';
 import { renderPredictions } from './predictions.js';
+import { createRolesPanel } from './roles-panel.js';
+import { createAblationPanel } from './ablation-panel.js';
+import { rolesCsv, rolesJson } from './role-files.js';
 
 const TYPING_DELAY = 200; // ms of quiet before the sentence is run
 const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
@@ -55,9 +61,18 @@ const state = {
   slowTimer: 0, // reports a request that takes long, and offers to cancel it
   stale: false, // the inputs changed while busy: ask again when it answers
   current: null, // { name, view, root } on screen
+  ablate: [], // heads switched off, [{ layer, head }] in layer then head order
+  ablation: 'zero', // what a switched-off head passes on: 'zero' | 'mean'
+  rolesMode: 'live', // head roles measured 'live' (on the sentence) or over the 'probes'
+  measured: new Map(), // model key → measureHeadRoles' result (with relationMeanings), per model
+  measuring: null, // { measureId, key, done, total }: the probe-set measure in the worker
+  measures: 0, // numbers the measures; messages of an older one are dropped
+  measureFailed: '', // why the last measure stopped, for the panel
 };
 
-const picker = createModelPicker({ onLoad: loadModel, onCancel: cancelLoad });
+const picker = createModelPicker({ onLoad: (choice) => loadModel(choice, { fresh: true }), onCancel: cancelLoad });
+const rolesPanel = createRolesPanel($('roles'), { onMeasure: measureRoles, onCancel: cancelMeasure, onToggleHead: toggleHead, onDownload: downloadRoles });
+const ablationPanel = createAblationPanel($('ablation'), { onToggleHead: toggleHead, onReset: () => setAblated([]) });
 const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent: onWorkerEvent, onRestart });
 worker.ready.then(onReady, (error) => showError(error.message));
 
@@ -126,8 +141,17 @@ function modelReady(info) {
   state.result = null;
   state.at = null;
   state.pointed = state.focused = null;
+  state.measuring = null; // the worker stops measuring the model it freed
+  state.measureFailed = '';
+  state.ablate = state.ablate.filter(({ layer, head }) => layer < info.numLayers && head < info.numHeads);
   showExamples(info.causal);
   request();
+}
+
+/** The key the probe-set measure is kept under: one per model (a local folder's only while it is on screen). */
+function modelKey(choice = state.model) {
+  if (choice.kind === 'hub') return `hub ${state.hubUrl ?? ''} ${choice.id}`;
+  return choice.kind === 'builtin' ? `builtin ${choice.id}` : `local ${state.models}`;
 }
 
 function describeModel(choice, info) {
@@ -150,8 +174,12 @@ function showModelName() {
   $('model-name').textContent = `${modelName(state.model)}${loading}`;
 }
 
-/** Starts loading `choice` in the worker; the model on screen keeps answering until it is ready. */
-function loadModel(choice) {
+/**
+ * Starts loading `choice` in the worker; the model on screen keeps answering until it is ready.
+ * `fresh` (the user picked it) switches every head back on: a link's heads stay, for its model.
+ */
+function loadModel(choice, { fresh = false } = {}) {
+  if (fresh) state.ablate = [];
   if (sameModel(choice, state.model) && !state.loading) {
     picker.showMessage('');
     return picker.progress(null);
@@ -172,8 +200,9 @@ function cancelLoad() {
   if (state.loading) worker.post({ type: 'cancel-load', loadId: state.loading.loadId });
 }
 
-/** A load's progress and end, from the worker. */
+/** A load's or a measure's progress and end, from the worker. */
 function onWorkerEvent(data) {
+  if (data.type.startsWith('roles-')) return onMeasureEvent(data);
   const loading = state.loading;
   if (!loading || data.loadId !== loading.loadId) return;
   if (data.type === 'progress') return picker.progress(modelName(loading.choice), data);
@@ -198,8 +227,93 @@ function onWorkerEvent(data) {
   keepInUrl();
 }
 
+/** Asks the worker to measure every head of the model on screen over the probe set. */
+function measureRoles() {
+  if (!state.info || state.measuring) return;
+  const measureId = ++state.measures;
+  state.measuring = { measureId, key: modelKey(), done: 0, total: 0 };
+  state.measureFailed = '';
+  worker.post({ type: 'measure-roles', measureId });
+  showRoles();
+}
+
+function cancelMeasure() {
+  if (state.measuring) worker.post({ type: 'cancel-measure', measureId: state.measuring.measureId });
+}
+
+function onMeasureEvent(data) {
+  const measuring = state.measuring;
+  if (!measuring || data.measureId !== measuring.measureId) return;
+  if (data.type === 'roles-progress') {
+    Object.assign(measuring, { done: data.done, total: data.total });
+    return showRoles();
+  }
+  state.measuring = null;
+  if (data.type === 'roles-measured') state.measured.set(measuring.key, data.measured);
+  else state.measureFailed = data.aborted ? 'Cancelled.' : `The measure failed: ${data.message}`;
+  const focused = document.activeElement?.id;
+  render();
+  // Cancel and Measure hide or stay; the keyboard's focus goes back to the mode it chose.
+  if (focused === 'roles-cancel' || focused === 'roles-start') document.querySelector('input[name="rolesMode"]:checked').focus();
+}
+
+/** Switches head (layer, head) off, or on again when it is off. */
+function toggleHead(layer, head) {
+  const off = state.ablate.some((a) => a.layer === layer && a.head === head);
+  setAblated(off ? state.ablate.filter((a) => a.layer !== layer || a.head !== head) : [...state.ablate, { layer, head }]);
+}
+
+/** Runs the model with exactly the heads `ablate` switched off. */
+function setAblated(ablate) {
+  state.ablate = [...ablate].sort((a, b) => a.layer - b.layer || a.head - b.head);
+  request();
+}
+
+/** The head roles on screen: the probe set's for this model, or the live ones of the run shown. */
+function shownRoles() {
+  if (state.rolesMode === 'probes') return state.measured.get(modelKey()) ?? null;
+  const heads = state.result?.roles;
+  return heads ? { heads } : null;
+}
+
+/** Draws the role and ablation panels for the result on screen. */
+function showRoles() {
+  const model = state.mode === 'model' && Boolean(state.info);
+  $('roles').hidden = $('ablation').hidden = !model;
+  if (!model) return;
+  const measuring = state.measuring?.key === modelKey() ? state.measuring : null;
+  const roles = shownRoles();
+  rolesPanel.update({
+    ...roles, mode: state.rolesMode, heads: roles?.heads ?? null, measuring, failed: state.measureFailed,
+    ablated: new Set(state.ablate.map(({ layer, head }) => `${layer}.${head}`)),
+  });
+  const r = state.result;
+  ablationPanel.update({ ablated: state.ablate, changes: r?.ablated?.length ? r.changes ?? null : null });
+}
+
+/** Saves the role table on screen as CSV or JSON. */
+function downloadRoles(kind) {
+  const roles = shownRoles();
+  if (!roles) return status('No head roles to download yet: type a sentence, or measure over the probe set.');
+  const columns = Object.keys(roles.heads[0].scores);
+  const meta = {
+    model: modelName(state.model), measured: state.rolesMode === 'probes' ? 'over the probe set' : 'on one sentence',
+    ...(state.rolesMode === 'probes' ? { relations: roles.relations, sentences: roles.sentences, runs: roles.runs } : { sentence: controls.sentence.value }),
+  };
+  const text = kind === 'csv' ? rolesCsv(roles.heads, columns) : rolesJson(roles.heads, meta);
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([text], { type: kind === 'csv' ? 'text/csv' : 'application/json' }));
+  link.download = `multihead-head-roles.${kind}`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+}
+
 /** A stopped run replaced the worker: its load in flight went with it, so it starts again. */
 function onRestart() {
+  if (state.measuring) {
+    state.measuring = null; // it went with the worker
+    state.measureFailed = 'The measure stopped when the page restarted its worker: measure again.';
+  }
   worker.ready.then((info) => {
     if (info.fallback) onReady(info);
     else state.info = info;
@@ -224,7 +338,7 @@ function onAnswer(answer, asked) {
     // The toy layer's own mask, not the model's, is what its matrices show.
     causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
   });
-  if (answer.layers) r.layers = answer.layers;
+  if (answer.layers) Object.assign(r, { layers: answer.layers, roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
   if (answer.trace) {
     const { layer, ...matrices } = answer.trace;
     // One full layer at a time: the one before goes back to its weights.
@@ -233,7 +347,7 @@ function onAnswer(answer, asked) {
     r.traced = layer;
   }
   if (answer.predictions && answer.causal) {
-    for (const { position, top } of answer.predictions) r.nextTokens.set(position, top);
+    for (const { position, ...list } of answer.predictions) r.nextTokens.set(position, list); // { top, now? }
   } else if (answer.predictions) r.predictions = answer.predictions;
   state.result = r;
   const n = answer.tokens.length;
@@ -260,7 +374,9 @@ function onAnswer(answer, asked) {
 
 /** What the inputs ask of the worker: a key naming the sentence, the mode and the model. */
 function inputsKey() {
-  return JSON.stringify([controls.sentence.value, state.mode, state.mode === 'toy' ? state.toy : null, state.models]);
+  const toy = state.mode === 'toy';
+  const off = toy ? [] : state.ablate;
+  return JSON.stringify([controls.sentence.value, state.mode, toy ? state.toy : null, state.models, off, off.length ? state.ablation : null]);
 }
 
 /**
@@ -279,7 +395,7 @@ function missing() {
   const at = state.info.causal ? predictedAt() : null;
   const predicted = !r?.hasLmHead || !state.info.causal || (r.nextTokens.has(r.tokens.length - 1) && (at === null || r.nextTokens.has(at)));
   if (r && trace === null && predicted) return null;
-  return { key, text, toy: null, weights: !r, trace, at };
+  return { key, text, toy: null, weights: !r, trace, at, roles: true, ablate: state.ablate, ablation: state.ablation };
 }
 
 /** Sends what the view still needs to the worker, or waits until the request in flight answers. */
@@ -368,10 +484,13 @@ function render() {
   if (state.head === 'all' && state.view !== 'lines') state.head = 0;
   setOptions(controls.head, headChoices, state.head);
   $('layer-control').hidden = layers === 1;
-  $('head-control').hidden = state.view === 'grid' || state.view === 'steps';
+  $('head-control').hidden = !['head', 'lines'].includes(state.view);
 
-  show(state.view).update(viewData(state.view, r, all ? 'all' : layer, { head: state.head, toy: state.mode === 'toy' }));
+  const ablated = state.mode === 'model' ? state.ablate : [];
+  const roles = state.mode === 'model' ? shownRoles()?.heads ?? null : null;
+  show(state.view).update(viewData(state.view, r, all ? 'all' : layer, { head: state.head, toy: state.mode === 'toy', roles, ablated }));
   showPredictions();
+  showRoles();
   keepInUrl();
 }
 
@@ -390,7 +509,7 @@ function predictionsOf(r) {
   const n = r.tokens.length;
   const at = predictedAt();
   const positions = at !== null && at < n - 1 ? [at, n - 1] : [n - 1];
-  const predictions = positions.filter((p) => r.nextTokens.has(p)).map((position) => ({ position, top: r.nextTokens.get(position) }));
+  const predictions = positions.filter((p) => r.nextTokens.has(p)).map((position) => ({ position, ...r.nextTokens.get(position) }));
   return { ...r, predictions };
 }
 
@@ -410,7 +529,8 @@ function keepInUrl() {
   // The model asked for, even before it is ready: reloading the page asks for it again. A local
   // folder cannot be named in a link.
   const model = linkedModel(state.loading?.choice ?? state.model);
-  history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy, model }));
+  const { ablate, ablation } = state;
+  history.replaceState(null, '', urlHash({ sentence, mode, view, layer, head, toy, model, ablate, ablation }));
   const note = $('link-notice');
   note.hidden = sentence.length <= MAX_SENTENCE;
   note.textContent = note.hidden ? '' : `This text is too long to share by link: it has ${count(sentence.length)} ` +
@@ -423,10 +543,12 @@ function keepInUrl() {
  * the inputs (the sentence, the mode or the toy layer) changed, which needs a new result.
  */
 function applyUrlState(hash) {
-  const { sentence, mode, view, layer, head, toy, model } = readUrlState(hash);
-  // A model named by the link is loaded once the worker is ready (onReady, onHashChange).
+  const { sentence, mode, view, layer, head, toy, model, ablate, ablation } = readUrlState(hash);
+  // A model named by the link is loaded once the worker is ready (onReady, onHashChange). Heads
+  // switched off belong to their model: a link to another one that names none switches all on.
+  if (model && !sameModel(model, state.loading?.choice ?? state.model) && ablate === undefined) state.ablate = [];
   if (model && state.info && !sameModel(model, state.loading?.choice ?? state.model)) loadModel(model);
-  const inputs = () => JSON.stringify([controls.sentence.value, state.mode, state.toy]);
+  const inputs = () => JSON.stringify([controls.sentence.value, state.mode, state.toy, state.ablate, state.ablation]);
   const before = inputs();
   if (sentence !== undefined) controls.sentence.value = sentence;
   if (toy) {
@@ -452,6 +574,12 @@ function applyUrlState(hash) {
     state.gridAll = false;
   }
   if (head !== undefined) state.head = head;
+  // Heads beyond the model's are dropped once it is ready (modelReady).
+  if (ablate !== undefined) state.ablate = ablate;
+  if (ablation !== undefined) {
+    state.ablation = ablation;
+    document.querySelector(`input[name="ablation"][value="${ablation}"]`).checked = true;
+  }
   return inputs() !== before;
 }
 
@@ -473,7 +601,7 @@ function show(name) {
     if (layer !== null) state.layer = layer; // from the every-layer grid, which stays for when the user comes back
     choose('view', 'head');
   };
-  const options = name === 'grid' ? { onSelectHead } : {};
+  const options = name === 'grid' ? { onSelectHead, onToggleHead: toggleHead } : {};
   state.current = { name, view: VIEWS[name](root, options), root };
   return state.current.view;
 }
@@ -485,6 +613,8 @@ function choose(group, value) {
 
 function onRadio(group, value) {
   state[group] = value;
+  if (group === 'ablation') return request(); // a new run when heads are off; a redraw otherwise
+  if (group === 'rolesMode' && value === 'probes' && !state.measured.has(modelKey())) measureRoles();
   if (group === 'mode') {
     $('toy-controls').hidden = value !== 'toy';
     state.result = null;
@@ -672,7 +802,9 @@ function wireSharing() {
   for (const kind of ['png', 'svg', 'json']) {
     $(`export-${kind}`).addEventListener('click', () => {
       if (!state.result) return status('Nothing to download yet: type a sentence first.');
-      download(kind, state.result, { view: state.view, layer: shownLayer(), head: state.head })
+      const all = state.gridAll && state.view === 'grid' && state.result.layers.length > 1;
+      const roles = state.mode === 'model' ? shownRoles()?.heads ?? null : null;
+      download(kind, state.result, { view: state.view, layer: all ? 'all' : shownLayer(), head: state.head, roles, ablated: state.mode === 'model' ? state.ablate : [] })
         .catch((error) => status(`The download failed: ${error.message}`));
     });
   }

@@ -3,6 +3,8 @@
 // changes none of it. A snippet says what of the sentence it could not carry: a link and the
 // element hold 2000 characters, and HTML cannot hold U+0000 or a lone surrogate at all.
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../src/views/export.js';
+import { modelPng, modelSvg } from '../src/views/model-figure.js';
+import { viewData } from '../src/views/view-data.js';
 import { MAX_SENTENCE, linkedSentence } from './url-state.js';
 
 // Lone surrogates (half of a UTF-16 pair): with the u flag, a whole pair is one code point and does not match.
@@ -58,6 +60,9 @@ export function embedSnippets({ sentence, view, layer, head, toy, model, href = 
     element: '',
   };
   const heads = view === 'lines' && head === 'all' ? 'all' : String(head === 'all' ? 1 : head + 1);
+  if (view === 'average' || view === 'rollout') {
+    return { iframe, element: `The element does not show the ${view} view yet: the iframe does.`, notes };
+  }
   if (toy) return { iframe, element: 'The element shows the model\'s attention, not the toy layer: switch to "the model" for its snippet.', notes };
   const html = forHtml(linked);
   notes.element = [
@@ -70,19 +75,42 @@ export function embedSnippets({ sentence, view, layer, head, toy, model, href = 
   return { iframe, element, notes };
 }
 
-/** The figure of layer `layer` of `result` for view `view`: the heads on screen, or all of them. */
+/**
+ * The figure of layer `layer` of `result` for view `view`: the heads on screen, or all of them;
+ * the one matrix of the average and rollout views.
+ */
 function figure(result, view, layer, head) {
+  if (view === 'average' || view === 'rollout') {
+    const { weights, title } = viewData(view, result, layer);
+    return { tokens: result.tokens, weights: [weights], heads: [0], title };
+  }
   const weights = result.layers[layer].weights;
   const heads = headsOnScreen(view === 'lines' && head === 'all' ? 'grid' : view, weights.length, [head]);
   return { tokens: result.tokens, weights, heads, title: `Layer ${layer + 1}` };
 }
 
-/** Downloads the result as 'png', 'svg' or 'json'. */
-export async function download(kind, result, { view, layer, head }) {
+/** The model view (layer 'all') as modelPng and modelSvg take it, with each head's badge and switch. */
+function modelFigure(result, roles, ablated) {
+  const grid = viewData('grid', result, 'all', { roles, ablated });
+  return {
+    tokens: result.tokens, layers: result.layers, title: 'Every layer',
+    badges: grid.rows.map((row) => row.weights.map((_, h) => (row.roles?.[h] ? `${row.roles[h].role} ${row.roles[h].score.toFixed(2)}` : null))),
+    ablated: grid.rows.map((row) => row.ablated),
+  };
+}
+
+/**
+ * Downloads the result as 'png', 'svg' or 'json'. `layer` 'all' is the model view, drawn with
+ * each head's top role from `roles` and the heads in `ablated` marked.
+ */
+export async function download(kind, result, { view, layer, head, roles = null, ablated = [] }) {
   let blob;
   if (kind === 'json') {
     const { tokens, unknown, layers } = result;
     blob = new Blob([attentionJson({ tokens, unknown, layers })], { type: 'application/json' });
+  } else if (layer === 'all') {
+    const input = modelFigure(result, roles, ablated);
+    blob = kind === 'svg' ? new Blob([await modelSvg(input)], { type: 'image/svg+xml' }) : await modelPng(input);
   } else if (kind === 'svg') {
     blob = new Blob([heatmapSvg(figure(result, view, layer, head))], { type: 'image/svg+xml' });
   } else {
@@ -90,7 +118,8 @@ export async function download(kind, result, { view, layer, head }) {
   }
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
-  link.download = kind === 'json' ? 'multihead-attention.json' : `multihead-layer${layer + 1}.${kind}`;
+  const name = layer === 'all' ? 'model' : view === 'average' || view === 'rollout' ? `${view}${layer + 1}` : `layer${layer + 1}`;
+  link.download = kind === 'json' ? 'multihead-attention.json' : `multihead-${name}.${kind}`;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
 }
