@@ -387,7 +387,7 @@ test('every control is reachable by Tab and has an accessible name', async () =>
 test('every view fits a 375 px phone, in the dark theme', async () => {
   const { page, problems } = await openPage({ width: 375, height: 800, colorScheme: 'dark' });
   expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 24, 27)');
-  for (const view of ['All heads', 'One head', 'Lines', 'Four steps']) {
+  for (const view of ['All heads', 'One head', 'Lines', 'Four steps', 'Average', 'Rollout']) {
     await choose(page, view);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     const [scrollWidth, clientWidth] = await page.locator('#view').evaluate((e) => [e.scrollWidth, e.clientWidth]);
@@ -400,6 +400,41 @@ test('every view fits a 375 px phone, in the dark theme', async () => {
   expect(await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
   await screenshot(light.page, 'page-grid');
   await light.page.close();
+});
+
+test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported, not asserted)', async () => {
+  const { page, problems } = await browser.open(`${repoServer.url}tests/e2e/pages/views.html`, { width: 1200, height: 900 });
+  await page.addScriptTag({ type: 'module', url: `${repoServer.url}tests/e2e/pages/model-view-144.js` });
+  await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 60000 });
+  const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+  expect(error).toBeUndefined();
+  expect(result).toEqual({ cards: 144, badges: 144 });
+
+  const thumbs = page.locator('.mh-grid-card .mh-matrix');
+  const HOVERS = 60;
+  for (let k = 0; k < HOVERS; k++) {
+    const thumb = thumbs.nth((k * 29) % 144);
+    const box = await thumb.boundingBox();
+    await thumb.scrollIntoViewIfNeeded();
+    const before = await page.evaluate(() => performance.getEntriesByName('grid-hover-to-paint').length);
+    await thumb.hover({ position: { x: ((k * 37) % 128 + 0.5) * (box.width / 128), y: ((k * 91) % 128 + 0.5) * (box.height / 128) } });
+    await page.waitForFunction((b) => performance.getEntriesByName('grid-hover-to-paint').length > b, before);
+  }
+  const times = (await page.evaluate(() => performance.getEntriesByName('grid-hover-to-paint').map((e) => e.duration)))
+    .sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
+  console.log(`model view, 144 heads × 128 × 128, hover-to-paint over ${times.length} hovers: median ${at(0.5)} ms, ` +
+    `p90 ${at(0.9)} ms, max ${at(1)} ms (one frame at 60 Hz is 16.7 ms)`);
+  // The last hover named its head and role: thumbnail (59 · 29) mod 144 = 127 is layer 11 head 8.
+  await expect(page.locator('.mh-grid-readout').textContent()).resolves.toMatch(/^layer 11 head 8, (no clear role|[a-z]+ \d\.\d{3}): t\d+ → t\d+: \d\.\d{3}$/);
+  // A badge is a toggle, by pointer and by keyboard.
+  await page.locator('.mh-role-badge').nth(13).click();
+  await page.locator('.mh-role-badge').nth(14).focus();
+  await page.keyboard.press('Enter');
+  expect(await page.evaluate(() => window.__toggled)).toEqual([[1, 1], [1, 2]]);
+  await screenshot(page, 'model-view-144');
+  expect(problems).toEqual([]);
+  await page.close();
 });
 
 test('the head view at 512 tokens: hover-to-paint time (reported, not asserted)', async () => {
