@@ -191,6 +191,12 @@ test('causal model: the badges name the live roles; switching off the induction 
     document.body.dataset.state === 'ready', null, { timeout: 30000 });
   await expect(plain.page.locator('#ablation-list').textContent()).resolves.toBe('');
   expect(await plain.page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('ablate'))).toBeNull();
+  // A hand-edited address naming a head the model does not have: that head is dropped, the rest kept.
+  await plain.page.evaluate(() => { location.hash = '#ablate=9.9,1.1'; });
+  await plain.page.waitForFunction(() => document.querySelector('#ablation-list').textContent === 'L1 H1 ✕' &&
+    document.querySelectorAll('.ablation-strip li').length === 4, null, { timeout: 20000 });
+  expect(await plain.page.evaluate(() => document.body.dataset.state)).toBe('ready');
+  expect(await plain.page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('ablate'))).toBe('1.1');
   expect(plain.problems).toEqual([]);
   await plain.page.close();
 }, 120000);

@@ -143,9 +143,14 @@ function modelReady(info) {
   state.pointed = state.focused = null;
   state.measuring = null; // the worker stops measuring the model it freed
   state.measureFailed = '';
-  state.ablate = state.ablate.filter(({ layer, head }) => layer < info.numLayers && head < info.numHeads);
+  state.ablate = heldHeads(state.ablate, info);
   showExamples(info.causal);
   request();
+}
+
+/** The heads of `ablate` that a model of `info`'s sizes has. */
+function heldHeads(ablate, info) {
+  return ablate.filter(({ layer, head }) => layer < info.numLayers && head < info.numHeads);
 }
 
 /** The key the probe-set measure is kept under: one per model (a local folder's only while it is on screen). */
@@ -540,7 +545,8 @@ function keepInUrl() {
 /**
  * Sets the controls and the state to what a URL hash asks for. What the hash leaves out stays as
  * it is, so an in-page link such as #view=steps keeps the sentence. Runs nothing; returns whether
- * the inputs (the sentence, the mode or the toy layer) changed, which needs a new result.
+ * the inputs (the sentence, the mode, the toy layer or the heads switched off) changed, which
+ * needs a new result.
  */
 function applyUrlState(hash) {
   const { sentence, mode, view, layer, head, toy, model, ablate, ablation } = readUrlState(hash);
@@ -574,8 +580,8 @@ function applyUrlState(hash) {
     state.gridAll = false;
   }
   if (head !== undefined) state.head = head;
-  // Heads beyond the model's are dropped once it is ready (modelReady).
-  if (ablate !== undefined) state.ablate = ablate;
+  // Heads beyond the model's are dropped: now for the model on screen, once it is ready for one loading.
+  if (ablate !== undefined) state.ablate = state.info && !state.loading ? heldHeads(ablate, state.info) : ablate;
   if (ablation !== undefined) {
     state.ablation = ablation;
     document.querySelector(`input[name="ablation"][value="${ablation}"]`).checked = true;
