@@ -127,7 +127,7 @@ test('causal model: the badges name the live roles; switching off the induction 
   await page.locator('.mh-grid-card').nth(i).hover();
   await expect(page.locator('.mh-grid-readout').textContent())
     .resolves.toMatch(new RegExp(`^layer 2 head 1, induction ${live[i].top.score.toFixed(3)}: `));
-  await expect(badges.nth(i).textContent()).resolves.toBe(`induct ${live[i].top.score.toFixed(2)}`);
+  await expect(badges.nth(i).textContent()).resolves.toBe(`induct ${live[i].top.score.toFixed(2).slice(1)}`);
 
   // The repeated word is the model's first guess after the last token.
   const william = base.predictions(n - 1, 1)[0];
@@ -140,6 +140,7 @@ test('causal model: the badges name the live roles; switching off the induction 
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('#predictions li')?.dataset.before !== undefined, null, { timeout: 20000 });
   await expect(badges.nth(i).getAttribute('aria-pressed')).resolves.toBe('true');
+  await expect(badges.nth(i).textContent()).resolves.toBe('off');
   expect(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('ablate'))).toBe('2.1');
   const ablate = [{ layer: best.layer, head: best.head }];
   const zeroed = causal.run(INDUCTION, { ablate });
@@ -219,7 +220,7 @@ test('causal model over the probe set: the table names the previous-token and in
   }
   expect(rows.filter((r) => r.top === 'induction').map((r) => [r.layer, r.head])).toEqual([[1, 0], [1, 3]]);
   // The badges follow the probe set: layer 2 head 1 reads induction 0.93.
-  await expect(page.locator('.mh-role-badge').nth(4).textContent()).resolves.toBe(`induct ${measured.best_induction.score.toFixed(2)}`);
+  await expect(page.locator('.mh-role-badge').nth(4).textContent()).resolves.toBe(`induct ${measured.best_induction.score.toFixed(2).slice(1)}`);
   // The relations table sets each relation's best head beside the fixed-offset baseline.
   const relations = await page.locator('#roles-relations tbody tr td:first-child').allTextContents();
   expect(relations).toEqual(['det', 'amod', 'nsubj', 'obj', 'pobj', 'poss', 'aux', 'coref']);

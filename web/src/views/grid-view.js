@@ -134,7 +134,8 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     element.classList.toggle('mh-off', off);
     badge.style.display = !row.roles && !onToggleHead ? 'none' : ''; // `all: unset` undoes [hidden]
     badge.style.maxWidth = `${side + 4}px`;
-    badge.textContent = `${off ? 'off · ' : ''}${top ? `${SHORT_ROLE[top.role] ?? top.role} ${top.score.toFixed(2)}` : '–'}`;
+    // As narrow as a thumbnail of BERT-base's 12 across: "induct .93"; "off" says the rest in its title.
+    badge.textContent = off ? 'off' : top ? `${SHORT_ROLE[top.role] ?? top.role} ${top.score.toFixed(2).replace(/^0/, '')}` : '–';
     badge.title = about();
     button.title = about();
     if (onToggleHead) {
