@@ -21,7 +21,7 @@ export function createRolesPanel(root, { onMeasure, onCancel, onToggleHead, onDo
     measure: $('roles-measure'), start: $('roles-start'), bar: $('roles-bar'), done: $('roles-done'), cancel: $('roles-cancel'),
     summary: $('roles-summary'), meanings: $('roles-meanings'), table: $('roles-table'), relations: $('roles-relations'),
   };
-  const state = { sort: { column: 'layer', descending: false }, shown: null };
+  const state = { sort: { column: 'layer', descending: false }, shown: null, drawn: null };
   dom.start.addEventListener('click', onMeasure);
   dom.cancel.addEventListener('click', onCancel);
   for (const kind of ['csv', 'json']) $(`roles-${kind}`).addEventListener('click', () => onDownload(kind));
@@ -45,6 +45,10 @@ export function createRolesPanel(root, { onMeasure, onCancel, onToggleHead, onDo
       dom.done.textContent = shown.failed;
     }
     dom.summary.textContent = summary(shown);
+    // A progress message changes none of the tables: they are kept, and the focus in them.
+    const drawn = { mode: shown.mode, heads: shown.heads, relations: shown.relations, ablated: [...shown.ablated].join() };
+    if (state.drawn && Object.keys(drawn).every((key) => drawn[key] === state.drawn[key])) return;
+    state.drawn = drawn;
     showMeanings(shown);
     showTable(shown);
     showRelations(shown);
