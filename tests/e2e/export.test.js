@@ -227,80 +227,169 @@ test('at 512 tokens a head is 512 × 512 rects of 2 px, and the PNG matches the 
   expect(problems).toEqual([]);
 });
 
+test('modelLayout gives integer sizes, and a column wide enough for a badge however few the tokens', async () => {
+  const layouts = await page.evaluate(async () => {
+    const { modelLayout } = await import('/web/src/views/model-figure.js');
+    const pick = ({ width, height, cell, side, slot, thumbs }) =>
+      ({ width, height, cell, side, slot, first: thumbs[0], second: thumbs[1], last: thumbs.at(-1), count: thumbs.length });
+    return [
+      modelLayout({ n: 8, layers: 4, heads: 4 }),
+      modelLayout({ n: 12, layers: 12, heads: 12 }),
+      modelLayout({ n: 128, layers: 12, heads: 12 }),
+      modelLayout({ n: 512, layers: 1, heads: 1 }),
+    ].map(pick);
+  });
+  // 8 tokens: 8 px cells (96 / 8 = 12, clamped), 64 px thumbnails in 100 px columns;
+  // 16 + 64 + 4 × 100 + 3 × 10 + 16 = 526 wide, 16 + 28 + 4 × (16 + 64 + 16) + 3 × 10 + 16 = 474 high.
+  expect(layouts[0]).toEqual({
+    width: 526, height: 474, cell: 8, side: 64, slot: 100, count: 16,
+    first: { layer: 0, head: 0, x: 80, y: 60 }, second: { layer: 0, head: 1, x: 190, y: 60 }, last: { layer: 3, head: 3, x: 410, y: 378 },
+  });
+  // 12 tokens fill the 96 px aim exactly at 8 px a cell.
+  expect(layouts[1]).toMatchObject({ cell: 8, side: 96, slot: 100, count: 144 });
+  // 128 tokens: the 1 px floor, and the thumbnail is its own column.
+  expect(layouts[2]).toMatchObject({ width: 16 + 64 + 12 * 128 + 11 * 10 + 16, cell: 1, side: 128, slot: 128, count: 144 });
+  expect(layouts[2].last).toEqual({ layer: 11, head: 11, x: 80 + 11 * 138, y: 60 + 11 * (160 + 10) });
+  expect(layouts[3]).toMatchObject({ width: 16 + 64 + 512 + 16, height: 16 + 28 + 16 + 512 + 16 + 16, cell: 1, side: 512 });
+  // Each thumbnail is a whole number of px per cell.
+  for (const { side, cell } of layouts) expect(side % cell).toBe(0);
+});
+
 test('the model view: the PNG and the SVG show every head\'s cells in the colours of its weights, with badges and switched-off heads as text', async () => {
   const layers = Array.from({ length: result.layers }, (_, l) => ({ weights: layerWeights(l).map((w) => Array.from(w)) }));
-  const out = await page.evaluate(async ({ tokens, layers, hostile }) => {
+  const title = `${HOSTILE} ]]> <script>alert(1)</script>`;
+  const out = await page.evaluate(async ({ tokens, layers, hostile, title }) => {
     const { modelLayout, modelPng, modelSvg } = await import('/web/src/views/model-figure.js');
     const input = {
-      tokens, title: hostile,
+      tokens, title,
       layers: layers.map((l) => ({ weights: l.weights.map((w) => Float32Array.from(w)) })),
-      badges: layers.map((l, i) => l.weights.map((_, h) => (i === 1 && h === 1 ? 'previous 0.52' : i === 2 && h === 0 ? hostile : null))),
+      badges: layers.map((l, i) => l.weights.map((_, h) => (i === 1 && h === 1 ? 'previous 0.52' : i === 2 && h === 0 ? hostile : i === 0 && h === 2 ? 'a badge far wider than its column' : null))),
       ablated: layers.map((l, i) => l.weights.map((_, h) => i === 1 && h === 3)),
     };
     const layout = modelLayout({ n: tokens.length, layers: layers.length, heads: layers[0].weights.length });
-    /** The colour at each cell's centre, per thumbnail, of an image drawn at (0, 0). */
-    const sample = async (image) => {
-      const canvas = new OffscreenCanvas(layout.width, layout.height);
+    const { width, height, cell } = layout;
+    /** An image drawn at (0, 0) as its RGBA pixels. */
+    const pixelsOf = (image) => {
+      const canvas = new OffscreenCanvas(width, height);
       const ctx = canvas.getContext('2d');
       ctx.drawImage(image, 0, 0);
-      const { data } = ctx.getImageData(0, 0, layout.width, layout.height);
+      return ctx.getImageData(0, 0, width, height).data;
+    };
+    /**
+     * The colours at each cell's two corners and centre, per thumbnail, as one list of distinct
+     * colours per cell: a thumbnail a pixel off, or a cell a pixel short, gives two at some cell.
+     */
+    const sample = (data) => {
       const n = tokens.length;
+      const rgb = (px, py) => [...data.subarray((py * width + px) * 4, (py * width + px) * 4 + 3)].join(',');
       return layout.thumbs.map(({ x, y }) => Array.from({ length: n * n }, (_, k) => {
-        const i = ((y + Math.floor(k / n) * layout.cell + (layout.cell >> 1)) * layout.width + x + (k % n) * layout.cell + (layout.cell >> 1)) * 4;
-        return [data[i], data[i + 1], data[i + 2]];
+        const left = x + (k % n) * cell, top = y + Math.floor(k / n) * cell;
+        return [...new Set([rgb(left, top), rgb(left + (cell >> 1), top + (cell >> 1)), rgb(left + cell - 1, top + cell - 1)])];
       }));
     };
     const png = await modelPng(input);
     const pngBitmap = await createImageBitmap(png);
+    const pngPixels = pixelsOf(pngBitmap);
     const svg = await modelSvg(input);
     const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
     // Each thumbnail's own PNG, decoded and drawn where the SVG puts it.
-    const canvas = new OffscreenCanvas(layout.width, layout.height);
+    const canvas = new OffscreenCanvas(width, height);
     const ctx = canvas.getContext('2d');
     ctx.imageSmoothingEnabled = false;
     const images = [...doc.getElementsByTagName('image')];
+    const embedded = [];
     for (const image of images) {
-      const blob = await (await fetch(image.getAttribute('href'))).blob();
-      ctx.drawImage(await createImageBitmap(blob), Number(image.getAttribute('x')), Number(image.getAttribute('y')),
+      const bitmap = await createImageBitmap(await (await fetch(image.getAttribute('href'))).blob());
+      embedded.push([bitmap.width, bitmap.height]);
+      ctx.drawImage(bitmap, Number(image.getAttribute('x')), Number(image.getAttribute('y')),
         Number(image.getAttribute('width')), Number(image.getAttribute('height')));
     }
+    // Left of the switched-off thumbnail (layer 2, head 4) and of the one before it: the border or white.
+    const border = layout.thumbs.filter((t) => t.layer === 1 && t.head >= 2).map(({ x, y }) =>
+      [...pngPixels.subarray(((y + 10) * width + x - 1) * 4, ((y + 10) * width + x - 1) * 4 + 3)]);
     return {
-      layout: { width: layout.width, height: layout.height, cell: layout.cell, thumbs: layout.thumbs.length },
-      png: { type: png.type, size: [pngBitmap.width, pngBitmap.height], cells: await sample(pngBitmap) },
-      svg: { errors: doc.getElementsByTagName('parsererror').length, images: images.length, cells: await sample(canvas),
+      layout: { width, height, thumbs: layout.thumbs.length },
+      png: { type: png.type, size: [pngBitmap.width, pngBitmap.height], cells: sample(pngPixels), border },
+      svg: { errors: doc.getElementsByTagName('parsererror').length, images: images.length, embedded, cells: sample(ctx.getImageData(0, 0, width, height).data),
+        size: ['width', 'height'].map((a) => Number(doc.documentElement.getAttribute(a))),
         texts: [...doc.getElementsByTagName('text')].map((t) => t.textContent), elements: [...new Set([...doc.getElementsByTagName('*')].map((e) => e.localName))].sort(),
         offRects: doc.querySelectorAll('rect[stroke]').length },
     };
-  }, { tokens: result.tokens, layers, hostile: HOSTILE });
+  }, { tokens: result.tokens, layers, hostile: HOSTILE, title });
 
   const heads = result.layers * result.heads, n = result.tokens.length;
   expect(out.layout.thumbs).toBe(heads);
   expect(out.png.type).toBe('image/png');
   expect(out.png.size).toEqual([out.layout.width, out.layout.height]);
-  // Every cell of every thumbnail, in both files, is the colour of its weight.
+  expect(out.svg.size).toEqual([out.layout.width, out.layout.height]);
+  expect(out.svg.embedded).toEqual(Array(heads).fill([n, n])); // one pixel per cell
+  // Every cell of every thumbnail, in both files, is one colour, the colour of its weight.
   const scale = weightScale();
   let wrong = 0;
   for (let t = 0; t < heads; t++) {
     const weights = result.attention(Math.floor(t / result.heads), t % result.heads);
     for (let k = 0; k < n * n; k++) {
       const c = colorIndex(scale, weights[k]) * 4;
-      const want = [scale.lut[c], scale.lut[c + 1], scale.lut[c + 2]];
-      for (const got of [out.png.cells[t][k], out.svg.cells[t][k]]) if (got.some((v, i) => Math.abs(v - want[i]) > 1)) wrong++;
+      const want = [scale.lut[c], scale.lut[c + 1], scale.lut[c + 2]].join(',');
+      for (const got of [out.png.cells[t][k], out.svg.cells[t][k]]) if (got.length !== 1 || got[0] !== want) wrong++;
     }
   }
   expect(wrong).toBe(0);
+  // The switched-off head has the vermillion border in the PNG too; its neighbour has none.
+  expect(out.png.border).toEqual([[255, 255, 255], [0xd5, 0x5e, 0x00]]);
   expect(out.svg.errors).toBe(0);
   expect(out.svg.images).toBe(heads);
-  expect(out.svg.elements).toEqual(['image', 'rect', 'svg', 'text']);
+  expect(out.svg.elements).toEqual(['image', 'rect', 'svg', 'text']); // no <b>, no <script>
   expect(out.svg.offRects).toBe(1);
-  expect(out.svg.texts).toEqual(expect.arrayContaining([HOSTILE, 'Layer 1', 'L1 H1', 'L4 H4', 'previous 0.52', 'off']));
-  expect(out.svg.texts.filter((t) => t === HOSTILE)).toHaveLength(2); // the title and one badge, as text
+  expect(out.svg.texts).toEqual(expect.arrayContaining([title, 'Layer 1', 'L1 H1', 'L2 H4 (off)', 'L4 H4', 'previous 0.52', 'a badge far wid…']));
+  expect(out.svg.texts.filter((t) => t.endsWith('(off)'))).toEqual(['L2 H4 (off)']);
+  expect(out.svg.texts.filter((t) => t === HOSTILE)).toHaveLength(1); // the badge, as text
   expect(problems).toEqual([]);
+});
+
+test('the model view\'s longest badge and caption fit their column at the figure\'s font', async () => {
+  const out = await page.evaluate(async () => {
+    const { modelLayout } = await import('/web/src/views/model-figure.js');
+    const ctx = new OffscreenCanvas(1, 1).getContext('2d');
+    ctx.font = '10px monospace';
+    const widths = ['punctuation 0.93', 'L12 H12 (off)'].map((t) => ctx.measureText(t).width);
+    return { widths, slots: [2, 9, 96].map((n) => modelLayout({ n, layers: 12, heads: 12 }).slot) };
+  });
+  for (const slot of out.slots) for (const width of out.widths) expect(width).toBeLessThanOrEqual(slot);
+});
+
+test('the model view names what is wrong with its input', async () => {
+  const messages = await page.evaluate(async () => {
+    const { modelPng, modelSvg } = await import('/web/src/views/model-figure.js');
+    const one = () => ({ weights: [Float32Array.of(1), Float32Array.of(1)] }); // 1 token, 2 heads
+    const inputs = [
+      { tokens: [], layers: [one()] },
+      { tokens: ['a'], layers: [] },
+      { tokens: ['a', 'b'], layers: [one()] },
+      { tokens: ['a'], layers: [one(), { weights: [Float32Array.of(1)] }] },
+      { tokens: ['a'], layers: [one()], badges: [['x']] },
+      { tokens: ['a'], layers: [one(), one()], ablated: [[false, true]] },
+    ];
+    const out = [];
+    for (const draw of [modelSvg, modelPng]) {
+      for (const input of inputs) out.push(await draw(input).then(() => 'no error', (e) => `${e.name}: ${e.message}`));
+    }
+    return out;
+  });
+  const expected = [
+    'RangeError: a model figure needs at least one token',
+    'RangeError: a model figure needs at least one layer',
+    'RangeError: layer 1 head 1 has 1 weights; 2 tokens need 4',
+    'RangeError: layer 2 has 1 heads; layer 1 has 2',
+    'RangeError: badges must hold one entry per head: 1 layers of 2',
+    'RangeError: ablated must hold one entry per head: 2 layers of 2',
+  ];
+  expect(messages).toEqual([...expected, ...expected]);
 });
 
 test('the model view at 144 heads and 128 tokens stays a small SVG', async () => {
   const out = await page.evaluate(async () => {
-    const { modelSvg } = await import('/web/src/views/model-figure.js');
+    const { modelPng, modelSvg } = await import('/web/src/views/model-figure.js');
     const n = 128;
     const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
     const weights = (seed) => {
@@ -312,10 +401,12 @@ test('the model view at 144 heads and 128 tokens stays a small SVG', async () =>
     const layers = Array.from({ length: 12 }, (_, l) => ({ weights: Array.from({ length: 12 }, (_, h) => weights(l * 12 + h)) }));
     const started = performance.now();
     const svg = await modelSvg({ tokens, layers, title: 'every layer' });
-    return { bytes: svg.length, ms: performance.now() - started, images: svg.match(/<image /g).length };
+    const ms = performance.now() - started;
+    const png = await modelPng({ tokens, layers, title: 'every layer' });
+    return { bytes: svg.length, ms, png: png.size, images: svg.match(/<image /g).length };
   });
   expect(out.images).toBe(144);
-  expect(out.bytes).toBeLessThan(20e6);
-  console.log(`export: the model view of 144 heads × 128 tokens as SVG is ${(out.bytes / 1e6).toFixed(2)} MB, made in ${out.ms.toFixed(0)} ms`);
+  expect(out.bytes).toBeLessThan(3e6);
+  console.log(`export: the model view of 144 heads × 128 tokens as SVG is ${(out.bytes / 1e6).toFixed(2)} MB, made in ${out.ms.toFixed(0)} ms; as PNG ${(out.png / 1e6).toFixed(2)} MB`);
   expect(problems).toEqual([]);
 });

@@ -320,7 +320,7 @@ test('downloads: the model view as PNG and SVG with its badges and switched-off 
   expect(parsed.images).toBe(8);
   // The ablated run's roles: layer 2 head 1 still attends as it did (its weights are kept), and is marked off.
   const ablatedRoles = headRoles(causal.run(INDUCTION, { ablate: [{ layer: 1, head: 0 }] }));
-  expect(parsed.texts).toContain(`off · induction ${ablatedRoles[4].top.score.toFixed(2)}`);
+  expect(parsed.texts).toEqual(expect.arrayContaining(['L2 H1 (off)', `induction ${ablatedRoles[4].top.score.toFixed(2)}`]));
   expect(parsed.texts).toContain(`previous ${ablatedRoles[0].top.score.toFixed(2)}`);
 
   const csv = await fetch('#roles-csv');

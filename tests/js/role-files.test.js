@@ -25,6 +25,16 @@ test('CSV: fields with commas, quotes or line breaks are quoted; a formula is di
   ]);
 });
 
+test('CSV: a text starting with + or a tab or CR is disarmed too, and a lone CR is quoted', () => {
+  const rows = ['+1', '\tcmd', '\r=1', 'a\rb'].map((role, head) => ({ layer: 0, head, scores: {}, top: { role, score: 0.5 } }));
+  expect(rolesCsv(rows, []).split('\r\n').slice(1, -1)).toEqual([
+    "1,1,'+1,0.5000",
+    "1,2,'\tcmd,0.5000",
+    "1,3,\"'\r=1\",0.5000",
+    '1,4,"a\rb",0.5000',
+  ]);
+});
+
 test('JSON: parses back to the table, counted from 1, nulls kept; a score JSON cannot hold is a RangeError', () => {
   const parsed = JSON.parse(rolesJson(ROWS, { model: 'the built-in GPT' }));
   expect(parsed).toEqual({
@@ -33,4 +43,6 @@ test('JSON: parses back to the table, counted from 1, nulls kept; a score JSON c
   });
   const bad = [{ layer: 2, head: 0, scores: { broad: NaN }, top: null }];
   expect(() => rolesJson(bad)).toThrow(new RangeError('layer 3 head 1: the broad score is NaN, which JSON cannot hold'));
+  const badTop = [{ layer: 0, head: 5, scores: { broad: 0.9 }, top: { role: 'broad', score: Infinity } }];
+  expect(() => rolesJson(badTop)).toThrow(new RangeError('layer 1 head 6: the top score is Infinity, which JSON cannot hold'));
 });

@@ -28,8 +28,9 @@ export function rolesCsv(rows, columns) {
  */
 export function rolesJson(rows, meta = {}) {
   const heads = rows.map(({ layer, head, scores, top }) => {
-    for (const [name, v] of Object.entries(scores)) {
-      if (v !== null && !Number.isFinite(v)) throw new RangeError(`layer ${layer + 1} head ${head + 1}: the ${name} score is ${v}, which JSON cannot hold`);
+    const numbers = [...Object.entries(scores).map(([name, v]) => [`the ${name} score`, v]), ...(top ? [['the top score', top.score]] : [])];
+    for (const [what, v] of numbers) {
+      if (v !== null && !Number.isFinite(v)) throw new RangeError(`layer ${layer + 1} head ${head + 1}: ${what} is ${v}, which JSON cannot hold`);
     }
     return { layer: layer + 1, head: head + 1, top, scores };
   });

@@ -87,10 +87,13 @@ export function figureLayout({ n, heads }) {
   };
 }
 
-/** A token as a label: at most LABEL_CHARS characters, counted in code points so an emoji is never cut in half. */
-function labelText(token) {
-  const chars = [...token];
-  return chars.length > LABEL_CHARS ? `${chars.slice(0, LABEL_CHARS - 1).join('')}…` : token;
+/**
+ * `text` cut to at most `max` characters, the last an ellipsis when it is cut. Characters are
+ * counted in code points, so an emoji is never cut in half.
+ */
+export function clipText(text, max) {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
 /**
@@ -103,7 +106,7 @@ function figureTexts(layout, tokens, title) {
   for (const { head, x, y, cellsX, cellsY } of panels) {
     texts.push({ text: `head ${head + 1}`, x: cellsX, y: y + CAPTION_LINE / 2, size: CAPTION_FONT, anchor: 'start', vertical: false });
     for (let i = 0; i < tokens.length; i += labelStride) {
-      const text = labelText(tokens[i]);
+      const text = clipText(tokens[i], LABEL_CHARS);
       const middle = i * cell + cell / 2;
       texts.push({ text, x: x + LABEL_BAND - LABEL_PAD, y: cellsY + middle, size, anchor: 'end', vertical: false });
       texts.push({ text, x: cellsX + middle, y: cellsY - LABEL_PAD, size, anchor: 'start', vertical: true });
@@ -126,6 +129,7 @@ function checkFigure({ tokens, weights, heads }) {
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const XML_ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
+/** `text` as XML character data or an attribute value: markup characters as entities, what XML cannot hold as U+FFFD. */
 export function escapeXml(text) {
   return String(text).replace(XML_INVALID, '\uFFFD').replace(/[&<>"']/g, (c) => XML_ENTITIES[c]);
 }

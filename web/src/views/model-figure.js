@@ -1,12 +1,12 @@
 // The model view as a file: every layer's heads as thumbnails in one figure, a row per layer, each
-// with its caption ("L2 H1"), its role badge when the page has one, and a mark when the head is
-// switched off. The PNG and the SVG come from one layout and one list of texts. The SVG keeps its
-// texts as text but its thumbnails as images: one <rect> per cell would be 2.4 million elements
-// at 144 heads and 128 tokens, so each thumbnail is an 8-bit palette PNG (the weight colours as its
-// palette, one index per cell) written here, scaled without smoothing.
+// with its caption ("L2 H1", or "L2 H1 (off)" and a border when the head is switched off) and its
+// role badge when the page has one. The PNG and the SVG come from one layout and one list of texts.
+// The SVG keeps its texts as text but its thumbnails as images: one <rect> per cell would be 2.4
+// million elements at 144 heads and 128 tokens, so each thumbnail is an 8-bit palette PNG (the
+// weight colours as its palette, one index per cell) written here, scaled without smoothing.
 // It makes strings and Blobs only: it does not save, download or place anything on the page.
 import { colorIndex, matrixImage, weightScale } from './colormap.js';
-import { escapeXml } from './export.js';
+import { clipText, escapeXml } from './export.js';
 
 const MARGIN = 16; // px around the whole figure
 const TITLE_LINE = 28; // px for the figure's title
@@ -15,6 +15,8 @@ const CAPTION_LINE = 16; // px above each thumbnail for "L3 H2"
 const BADGE_LINE = 16; // px below each thumbnail for its role
 const GAP = 10; // px between thumbnails, and between rows
 const THUMB_SIDE = 96; // px a thumbnail aims for; the cell clamps below decide in the end
+const BADGE_CHARS = 16; // "punctuation 0.93", the longest role badge; a longer one is cut with an ellipsis
+const MIN_SLOT = 100; // px a column keeps however small its thumbnail: BADGE_CHARS at SMALL_FONT (≈ 0.6 em each)
 const MIN_CELL = 1, MAX_CELL = 8; // px per cell
 const TITLE_FONT = 15, LABEL_FONT = 12, SMALL_FONT = 10; // px
 const TEXT_COLOR = '#222', OFF_COLOR = '#d55e00';
@@ -22,7 +24,8 @@ const FONT_FAMILY = 'monospace';
 
 /**
  * The figure's layout in integer px for n tokens, `layers` rows of `heads` thumbnails: each
- * thumbnail carries its top-left corner (x, y) of the matrix, its layer and head.
+ * thumbnail carries its top-left corner (x, y) of the matrix, its layer and head. A thumbnail is
+ * `side` = n × `cell` px; its column is `slot` px wide, at least MIN_SLOT, so badges never overlap.
  */
 export function modelLayout({ n, layers, heads }) {
   for (const [name, value] of [['n', n], ['layers', layers], ['heads', heads]]) {
@@ -30,27 +33,23 @@ export function modelLayout({ n, layers, heads }) {
   }
   const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(THUMB_SIDE / n)));
   const side = n * cell;
+  const slot = Math.max(side, MIN_SLOT);
   const rowHeight = CAPTION_LINE + side + BADGE_LINE;
   const thumbs = [];
   for (let layer = 0; layer < layers; layer++) {
     for (let head = 0; head < heads; head++) {
       thumbs.push({
         layer, head,
-        x: MARGIN + ROW_LABEL + head * (side + GAP),
+        x: MARGIN + ROW_LABEL + head * (slot + GAP),
         y: MARGIN + TITLE_LINE + layer * (rowHeight + GAP) + CAPTION_LINE,
       });
     }
   }
   return {
-    width: 2 * MARGIN + ROW_LABEL + heads * side + (heads - 1) * GAP,
+    width: 2 * MARGIN + ROW_LABEL + heads * slot + (heads - 1) * GAP,
     height: 2 * MARGIN + TITLE_LINE + layers * rowHeight + (layers - 1) * GAP,
-    n, cell, side, rowHeight, thumbs,
+    n, cell, side, slot, rowHeight, thumbs,
   };
-}
-
-/** A badge's text: a role's name and score in two decimals, "off" first when the head is. */
-function badgeText(badge, off) {
-  return [off ? 'off' : '', badge ?? ''].filter(Boolean).join(' · ');
 }
 
 /** Every text of the figure: { text, x, y, size, color } with y the vertical centre. */
@@ -59,9 +58,10 @@ function figureTexts(layout, { title, badges, ablated }) {
   for (const { layer, head, x, y } of layout.thumbs) {
     if (head === 0) texts.push({ text: `Layer ${layer + 1}`, x: MARGIN, y: y + layout.side / 2, size: LABEL_FONT, color: TEXT_COLOR });
     const off = Boolean(ablated?.[layer]?.[head]);
-    texts.push({ text: `L${layer + 1} H${head + 1}`, x, y: y - CAPTION_LINE / 2, size: SMALL_FONT, color: off ? OFF_COLOR : TEXT_COLOR });
-    const badge = badgeText(badges?.[layer]?.[head], off);
-    if (badge) texts.push({ text: badge, x, y: y + layout.side + BADGE_LINE / 2, size: SMALL_FONT, color: off ? OFF_COLOR : TEXT_COLOR });
+    const caption = `L${layer + 1} H${head + 1}${off ? ' (off)' : ''}`;
+    texts.push({ text: caption, x, y: y - CAPTION_LINE / 2, size: SMALL_FONT, color: off ? OFF_COLOR : TEXT_COLOR });
+    const badge = badges?.[layer]?.[head];
+    if (badge) texts.push({ text: clipText(String(badge), BADGE_CHARS), x, y: y + layout.side + BADGE_LINE / 2, size: SMALL_FONT, color: off ? OFF_COLOR : TEXT_COLOR });
   }
   return texts;
 }
