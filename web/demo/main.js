@@ -16,7 +16,7 @@ import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
 import { viewData } from '../src/views/view-data.js';
 import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
-import { download, embedSnippets } from './share.js';
+import { download, embedSnippets, saveFile } from './share.js';
 import { LimitedWorker, Stopped, timeLimit } from './limited-worker.js';
 import { BUILTIN_MODEL, createModelPicker, modelName } from './model-picker.js';
 import { EXAMPLES } from './examples.js';
@@ -306,11 +306,7 @@ function downloadRoles(kind) {
     ...(state.rolesMode === 'probes' ? { relations: roles.relations, sentences: roles.sentences, runs: roles.runs } : { sentence: controls.sentence.value }),
   };
   const text = kind === 'csv' ? rolesCsv(roles.heads, columns) : rolesJson(roles.heads, meta);
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([text], { type: kind === 'csv' ? 'text/csv' : 'application/json' }));
-  link.download = `multihead-head-roles.${kind}`;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  saveFile(new Blob([text], { type: kind === 'csv' ? 'text/csv' : 'application/json' }), `multihead-head-roles.${kind}`);
 }
 
 /** A stopped run replaced the worker: its load in flight went with it, so it starts again. */

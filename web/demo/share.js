@@ -116,10 +116,15 @@ export async function download(kind, result, { view, layer, head, roles = null, 
   } else {
     blob = await heatmapPng(figure(result, view, layer, head));
   }
+  const name = layer === 'all' ? 'model' : view === 'average' || view === 'rollout' ? `${view}${layer + 1}` : `layer${layer + 1}`;
+  saveFile(blob, kind === 'json' ? 'multihead-attention.json' : `multihead-${name}.${kind}`);
+}
+
+/** Saves `blob` as a download named `name`. */
+export function saveFile(blob, name) {
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
-  const name = layer === 'all' ? 'model' : view === 'average' || view === 'rollout' ? `${view}${layer + 1}` : `layer${layer + 1}`;
-  link.download = kind === 'json' ? 'multihead-attention.json' : `multihead-${name}.${kind}`;
+  link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
 }

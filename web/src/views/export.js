@@ -18,7 +18,7 @@ const LABEL_CHARS = 12; // a longer token keeps 11 characters and an ellipsis
 const TITLE_FONT = 15, CAPTION_FONT = 13; // px
 const MIN_LABEL_FONT = 8, MAX_LABEL_FONT = 11; // px; 12 monospace characters at 11 px fit the band
 const TEXT_COLOR = '#222';
-const FONT_FAMILY = 'monospace';
+export const FONT_FAMILY = 'monospace';
 
 /**
  * The attention of every layer and head as a JSON string:
@@ -141,9 +141,11 @@ function hexColors(scale) {
     `#${hex(scale.lut[i * 4])}${hex(scale.lut[i * 4 + 1])}${hex(scale.lut[i * 4 + 2])}`);
 }
 
-function svgText({ text, x, y, size, anchor, vertical }) {
+/** One of a figure's texts as an SVG <text>, as drawText draws it; its text escaped. */
+export function svgText({ text, x, y, size, anchor, vertical, color }) {
   const turn = vertical ? ` transform="rotate(-90 ${x} ${y})"` : '';
-  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="central"${turn}>${escapeXml(text)}</text>`;
+  const fill = color ? ` fill="${color}"` : '';
+  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="central"${fill}${turn}>${escapeXml(text)}</text>`;
 }
 
 /**
@@ -185,26 +187,40 @@ export function heatmapSvg({ tokens, weights, heads, title = '' }) {
 export async function heatmapPng({ tokens, weights, heads, title = '' }) {
   checkFigure({ tokens, weights, heads });
   const layout = figureLayout({ n: tokens.length, heads });
-  const { width, height, n, size } = layout;
-  const canvas = new OffscreenCanvas(width, height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
-  const scale = weightScale();
-  // One pixel per value, then scaled up without smoothing, as MatrixCanvas does: crisp cells.
-  const pixels = new OffscreenCanvas(n, n);
-  ctx.imageSmoothingEnabled = false;
-  for (const { head, cellsX, cellsY } of layout.panels) {
-    pixels.getContext('2d').putImageData(matrixImage(weights[head], n, n, scale), 0, 0);
-    ctx.drawImage(pixels, cellsX, cellsY, size, size);
-  }
+  const { canvas, ctx, drawMatrix } = figureCanvas(layout.width, layout.height, layout.n);
+  for (const { head, cellsX, cellsY } of layout.panels) drawMatrix(weights[head], cellsX, cellsY, layout.size);
   ctx.fillStyle = TEXT_COLOR;
   for (const text of figureTexts(layout, tokens, title)) drawText(ctx, text);
   return canvas.convertToBlob({ type: 'image/png' });
 }
 
-function drawText(ctx, { text, x, y, size, anchor, vertical }) {
+/**
+ * A white width × height canvas for a PNG figure, and drawMatrix(values, x, y, side), which draws
+ * an (n × n) matrix there as a side × side square: one pixel per value, then scaled up without
+ * smoothing, as MatrixCanvas does, so the cells stay crisp.
+ */
+export function figureCanvas(width, height, n) {
+  const canvas = new OffscreenCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  ctx.imageSmoothingEnabled = false;
+  const scale = weightScale();
+  const pixels = new OffscreenCanvas(n, n);
+  const drawMatrix = (values, x, y, side) => {
+    pixels.getContext('2d').putImageData(matrixImage(values, n, n, scale), 0, 0);
+    ctx.drawImage(pixels, x, y, side, side);
+  };
+  return { canvas, ctx, drawMatrix };
+}
+
+/**
+ * One of a figure's texts on a canvas: left- or right-anchored at x ('start' or 'end'), centred
+ * on y, turned −90° when vertical, in `color` when given (else the context's fill).
+ */
+export function drawText(ctx, { text, x, y, size, anchor, vertical, color }) {
   ctx.save();
+  if (color) ctx.fillStyle = color;
   ctx.font = `${size}px ${FONT_FAMILY}`;
   ctx.textAlign = anchor === 'end' ? 'right' : 'left';
   ctx.textBaseline = 'middle';

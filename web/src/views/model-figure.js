@@ -5,8 +5,8 @@
 // million elements at 144 heads and 128 tokens, so each thumbnail is an 8-bit palette PNG (the
 // weight colours as its palette, one index per cell) written here, scaled without smoothing.
 // It makes strings and Blobs only: it does not save, download or place anything on the page.
-import { colorIndex, matrixImage, weightScale } from './colormap.js';
-import { clipText, escapeXml } from './export.js';
+import { colorIndex, weightScale } from './colormap.js';
+import { FONT_FAMILY, clipText, drawText, figureCanvas, svgText } from './export.js';
 
 const MARGIN = 16; // px around the whole figure
 const TITLE_LINE = 28; // px for the figure's title
@@ -20,7 +20,6 @@ const MIN_SLOT = 100; // px a column keeps however small its thumbnail: BADGE_CH
 const MIN_CELL = 1, MAX_CELL = 8; // px per cell
 const TITLE_FONT = 15, LABEL_FONT = 12, SMALL_FONT = 10; // px
 const TEXT_COLOR = '#222', OFF_COLOR = '#d55e00';
-const FONT_FAMILY = 'monospace';
 
 /**
  * The figure's layout in integer px for n tokens, `layers` rows of `heads` thumbnails: each
@@ -52,16 +51,20 @@ export function modelLayout({ n, layers, heads }) {
   };
 }
 
-/** Every text of the figure: { text, x, y, size, color } with y the vertical centre. */
+/**
+ * Every text of the figure, as export.js's drawText and svgText take them: { text, x, y, size,
+ * anchor, vertical, color } with y the vertical centre; all read left to right from x.
+ */
 function figureTexts(layout, { title, badges, ablated }) {
-  const texts = [{ text: title, x: MARGIN, y: MARGIN + TITLE_LINE / 2, size: TITLE_FONT, color: TEXT_COLOR }];
+  const text = (content, x, y, size, color = TEXT_COLOR) => ({ text: content, x, y, size, anchor: 'start', vertical: false, color });
+  const texts = [text(title, MARGIN, MARGIN + TITLE_LINE / 2, TITLE_FONT)];
   for (const { layer, head, x, y } of layout.thumbs) {
-    if (head === 0) texts.push({ text: `Layer ${layer + 1}`, x: MARGIN, y: y + layout.side / 2, size: LABEL_FONT, color: TEXT_COLOR });
+    if (head === 0) texts.push(text(`Layer ${layer + 1}`, MARGIN, y + layout.side / 2, LABEL_FONT));
     const off = Boolean(ablated?.[layer]?.[head]);
-    const caption = `L${layer + 1} H${head + 1}${off ? ' (off)' : ''}`;
-    texts.push({ text: caption, x, y: y - CAPTION_LINE / 2, size: SMALL_FONT, color: off ? OFF_COLOR : TEXT_COLOR });
+    const color = off ? OFF_COLOR : TEXT_COLOR;
+    texts.push(text(`L${layer + 1} H${head + 1}${off ? ' (off)' : ''}`, x, y - CAPTION_LINE / 2, SMALL_FONT, color));
     const badge = badges?.[layer]?.[head];
-    if (badge) texts.push({ text: clipText(String(badge), BADGE_CHARS), x, y: y + layout.side + BADGE_LINE / 2, size: SMALL_FONT, color: off ? OFF_COLOR : TEXT_COLOR });
+    if (badge) texts.push(text(clipText(String(badge), BADGE_CHARS), x, y + layout.side + BADGE_LINE / 2, SMALL_FONT, color));
   }
   return texts;
 }
@@ -93,29 +96,17 @@ function checkModel({ tokens, layers, badges, ablated }) {
  */
 export async function modelPng({ tokens, layers, badges, ablated, title = '' }) {
   const layout = checkModel({ tokens, layers, badges, ablated });
-  const { width, height, n, side } = layout;
-  const canvas = new OffscreenCanvas(width, height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
-  const scale = weightScale();
-  const pixels = new OffscreenCanvas(n, n);
-  ctx.imageSmoothingEnabled = false;
+  const { side } = layout;
+  const { canvas, ctx, drawMatrix } = figureCanvas(layout.width, layout.height, layout.n);
   for (const { layer, head, x, y } of layout.thumbs) {
-    pixels.getContext('2d').putImageData(matrixImage(layers[layer].weights[head], n, n, scale), 0, 0);
-    ctx.drawImage(pixels, x, y, side, side);
+    drawMatrix(layers[layer].weights[head], x, y, side);
     if (ablated?.[layer]?.[head]) {
       ctx.strokeStyle = OFF_COLOR;
       ctx.lineWidth = 2;
       ctx.strokeRect(x - 1, y - 1, side + 2, side + 2);
     }
   }
-  for (const { text, x, y, size, color } of figureTexts(layout, { title, badges, ablated })) {
-    ctx.font = `${size}px ${FONT_FAMILY}`;
-    ctx.fillStyle = color;
-    ctx.textBaseline = 'middle';
-    ctx.fillText(text, x, y);
-  }
+  for (const text of figureTexts(layout, { title, badges, ablated })) drawText(ctx, text);
   return canvas.convertToBlob({ type: 'image/png' });
 }
 
@@ -136,9 +127,7 @@ export async function modelSvg({ tokens, layers, badges, ablated, title = '' }) 
       parts.push(`<rect x="${x - 1}" y="${y - 1}" width="${side + 2}" height="${side + 2}" fill="none" stroke="${OFF_COLOR}" stroke-width="2"/>`);
     }
   }
-  for (const { text, x, y, size, color } of figureTexts(layout, { title, badges, ablated })) {
-    parts.push(`<text x="${x}" y="${y}" font-size="${size}" fill="${color}" dominant-baseline="central">${escapeXml(text)}</text>`);
-  }
+  for (const text of figureTexts(layout, { title, badges, ablated })) parts.push(svgText(text));
   parts.push('</svg>\n');
   return parts.join('\n');
 }
