@@ -35,7 +35,7 @@ const state = {
   engine: null,
   model: null,
   fallback: '', // why the start model could not load, when the built-in one stands in
-  last: null, // { key, model, result, base }: the last run, and the same text with every head on when some are off
+  last: null, // { key, text, model, result, base }: the last run, and the same text with every head on when some are off
   loading: null, // { loadId, controller }
   measuring: null, // { measureId, controller }: the probe-set measure in progress
   probes: null, // Promise of web/probes/syntax.json, fetched on the first measure

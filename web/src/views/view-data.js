@@ -41,7 +41,7 @@ export function tracedLayer(result, layer) {
  * A list of attentionLayers as the analysis functions read a run (rollout.js), cut to its first
  * `layers` layers.
  */
-export function runOfLayers({ tokens, causal }, layers) {
+function runOfLayers({ tokens, causal }, layers) {
   return { tokens, causal, layers: layers.length, heads: layers[0].weights.length, attention: (l, h) => layers[l].weights[h] };
 }
 
