@@ -289,6 +289,12 @@ test('a 12 × 12 checkpoint from the Hub: the model view, the role table and abl
   await page.waitForFunction(() => document.querySelector('#roles-done').textContent === 'Cancelled.');
   await expect(page.locator('#roles-start').isVisible()).resolves.toBe(true);
   await page.locator('#roles-start').click();
+  // Progress redraws the bar only: a sort button focused while measuring keeps the focus.
+  const sortButton = page.locator('#roles-table th button').first();
+  await sortButton.focus();
+  const at = await page.evaluate(() => document.querySelector('#roles-bar').value);
+  await page.waitForFunction((v) => document.querySelector('#roles-bar').value > v + 8, at);
+  expect(await page.evaluate(() => document.activeElement === document.querySelector('#roles-table th button'))).toBe(true);
   await page.waitForFunction(() => document.querySelector('#roles-summary').textContent.startsWith('Measured over'), null, { timeout: 120000 });
   rows = await roleTable(page);
   expect(rows).toHaveLength(144);
