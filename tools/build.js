@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const BUILDS = {
-  wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: ['multihead-simd', 'multihead-scalar'] },
+  wasm: { dir: 'build/wasm', configure: ['emcmake', 'cmake'], targets: ['multihead-simd', 'multihead-scalar', 'multihead-simd-threads'] },
   'wasm-tests': { dir: 'build/wasm', configure: ['emcmake', 'cmake'], options: ['-DMULTIHEAD_TESTS=ON'], targets: [] }, // [] builds everything
   native: { dir: 'build/native', configure: ['cmake'], targets: [] },
   // The same suite under AddressSanitizer and UBSan, and the fuzzers of tests/fuzz (tools/fuzz.js).

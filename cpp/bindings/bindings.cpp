@@ -15,6 +15,7 @@
 #include "multihead/attention.h"
 #include "multihead/model.h"
 #include "multihead/model_loader.h"
+#include "multihead/parallel.h"
 #include "multihead/safetensors.h"
 
 using emscripten::val;
@@ -217,6 +218,12 @@ val model_logits(const Model& model, val hidden) {
   });
 }
 
+// Uses `count` threads (the caller's included) and returns how many it got: 1 in a build without
+// threads, fewer than asked if a worker could not start.
+val use_threads(int count) {
+  return result_or_error([&] { return val(set_threads(count)); });
+}
+
 // Bytes malloc has handed out, and the size of the WASM heap (which only grows).
 val memory() {
   val out = val::object();
@@ -247,6 +254,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("layerTrace", &layer_trace);
   emscripten::function("modelLogits", &model_logits);
   emscripten::function("memory", &memory);
+  emscripten::function("useThreads", &use_threads);
   emscripten::constant("maxTokens", kMaxTokens);
   emscripten::constant("maxDModel", kMaxDModel);
 }

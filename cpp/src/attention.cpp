@@ -10,6 +10,7 @@
 #include <string>
 
 #include "multihead/kernels.h"
+#include "multihead/parallel.h"
 
 namespace multihead {
 namespace {
@@ -87,13 +88,13 @@ Vector row(const char* name, const std::vector<float>& b, int d) {
 constexpr size_t kRowBlock = 32;
 
 // Bytes one forward pass allocates: Q, K, V, concat, output (n, d); the (n, n) score and weight
-// buffers, kept per head for a trace or shared by all heads otherwise; one head's packed K and V
-// (n, d/h each, padded). Computed in double so a huge n cannot overflow the check itself.
+// buffers of every head for a trace, or otherwise one block of score rows per thread; every head's
+// packed K and V (n, d/h each, padded). Computed in double so a huge n cannot overflow the check.
 double forward_bytes(double n, double d, double h, bool keep_trace) {
-  const double square_buffers = keep_trace ? 2 * h : 1;
+  const double squares = keep_trace ? 2 * h * n * n : thread_count() * std::min(n, double(kRowBlock)) * n;
   const double panel = kernels::kPanelWidth;
-  const double packed = std::ceil(n / panel) * panel * (d / h) + std::ceil(d / h / panel) * panel * n;
-  return 4.0 * (5 * n * d + square_buffers * n * n + packed);
+  const double packed = h * (std::ceil(n / panel) * panel * (d / h) + std::ceil(d / h / panel) * panel * n);
+  return 4.0 * (5 * n * d + squares + packed);
 }
 
 // Sizes a trace buffer that may be reused. Growing frees the old buffer first: resize() would copy
@@ -240,50 +241,56 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   t.q.resize(n, d);
   t.k.resize(n, d);
   t.v.resize(n, d);
-  k.gemm(n, d, d, x, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), d);
-  k.gemm(n, d, d, x, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), d);
-  k.gemm(n, d, d, x, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), d);
+  parallel_gemm(k.gemm, n, d, d, x, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), d);
+  parallel_gemm(k.gemm, n, d, d, x, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), d);
+  parallel_gemm(k.gemm, n, d, d, x, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), d);
   check_heads(t.q, dh, "the queries");
   check_heads(t.k, dh, "the keys");
   check_heads(t.v, dh, "the values");
 
   // 2-3. Attention in each head, reading its columns of Q, K, V in place and writing its output
-  // straight into its columns of the concatenation. Without a trace every head reuses one (n, n) buffer.
-  const size_t per_head = keep_trace ? n * n : 0;
-  grow(t.scores, keep_trace ? h * n * n : n * n);
+  // straight into its columns of the concatenation. A trace keeps every head's (n, n) scores and
+  // weights; without one, each thread reuses one block of score rows.
+  const size_t blocks = (n + kRowBlock - 1) / kRowBlock;
+  const size_t key_floats = kernels::packed_size(dh, n), value_floats = kernels::packed_size(n, dh);
+  std::vector<float> keys(h * key_floats);      // scale·K_iᵀ per head, (dh, n), packed
+  std::vector<float> values(h * value_floats);  // V_i per head, (n, dh), packed
+  const size_t scratch = std::min(n, kRowBlock) * n;  // one thread's block of score rows, without a trace
+  grow(t.scores, keep_trace ? h * n * n : size_t(thread_count()) * scratch);
   if (keep_trace) grow(t.weights, h * n * n);
-  float* weights = keep_trace ? t.weights.data() : t.scores.data();
   t.concat.resize(n, d);
   const float scale = 1.0f / std::sqrt(float(dh));
-  std::vector<float> keys(kernels::packed_size(dh, n));    // scale·K_iᵀ, (dh, n), packed
-  std::vector<float> values(kernels::packed_size(n, dh));  // V_i, (n, dh), packed
-  for (size_t i = 0; i < h; ++i) {
-    float* s = t.scores.data() + i * per_head;  // (n, n)
-    float* p = weights + i * per_head;          // (n, n)
-    kernels::pack_b(dh, n, t.k.data() + i * dh, 1, d, scale, keys.data());
-    kernels::pack_b(n, dh, t.v.data() + i * dh, d, 1, 1.0f, values.data());
-    for (size_t r0 = 0; r0 < n; r0 += kRowBlock) {
-      const size_t rows = std::min(kRowBlock, n - r0);
-      // Causal: keys after the block's last query are hidden from all of it, so are not computed.
-      const size_t seen = config_.causal ? r0 + rows : n;
-      k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data(), kernels::panel_stride(dh), nullptr,
-             s + r0 * n, n);
-      // Checked before hide_scores writes -infinity: a score that overflowed to -infinity would
-      // otherwise become weight 0 unnoticed. Each query's causal window is checked, not the keys
-      // the block computed beyond it, so the answer does not depend on the block size.
-      const auto describe = [&] { return "attention: the scores of head " + str(i); };
-      if (config_.causal) {
-        for (size_t r = r0; r < r0 + rows; ++r) check_fits(s + r * n, r + 1, describe, kCause);
-      } else {
-        check_fits(s + r0 * n, rows * n, describe, kCause);
-      }
-      for (size_t r = r0; r < r0 + rows; ++r) hide_scores(s + r * n, n, config_.causal ? r + 1 : n, key_mask);
-      k.softmax(rows, n, s + r0 * n, n, p + r0 * n, n);
-      // Hidden keys have weight exactly 0, so the product may stop at `seen`.
-      k.gemm(rows, dh, seen, p + r0 * n, n, values.data(), kernels::panel_stride(n), nullptr,
-             t.concat.data() + r0 * d + i * dh, d);
+  parallel_for(h, 2 * n * d, [&](size_t i, size_t) {
+    kernels::pack_b(dh, n, t.k.data() + i * dh, 1, d, scale, keys.data() + i * key_floats);
+    kernels::pack_b(n, dh, t.v.data() + i * dh, d, 1, 1.0f, values.data() + i * value_floats);
+  });
+  // One task per head and block of query rows: their scores and weights, 2 × 32 × n floats, stay in
+  // cache from the scores GEMM through softmax to the weighted sum. Causal blocks differ in cost,
+  // so tasks are taken one at a time rather than dealt out in equal shares.
+  parallel_for(h * blocks, 2 * n * n * d, [&](size_t task, size_t thread) {
+    const size_t i = task / blocks, r0 = task % blocks * kRowBlock;
+    const size_t rows = std::min(kRowBlock, n - r0);
+    // Rows [r0, r0 + rows) of head i's scores and weights, (rows, n), row stride n.
+    float* s = keep_trace ? t.scores.data() + i * n * n + r0 * n : t.scores.data() + thread * scratch;
+    float* p = keep_trace ? t.weights.data() + i * n * n + r0 * n : s;
+    // Causal: keys after the block's last query are hidden from all of it, so are not computed.
+    const size_t seen = config_.causal ? r0 + rows : n;
+    k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data() + i * key_floats, kernels::panel_stride(dh), nullptr, s, n);
+    // Checked before hide_scores writes -infinity: a score that overflowed to -infinity would
+    // otherwise become weight 0 unnoticed. Each query's causal window is checked, not the keys
+    // the block computed beyond it, so the answer does not depend on the block size.
+    const auto describe = [&] { return "attention: the scores of head " + str(i); };
+    if (config_.causal) {
+      for (size_t r = 0; r < rows; ++r) check_fits(s + r * n, r0 + r + 1, describe, kCause);
+    } else {
+      check_fits(s, rows * n, describe, kCause);
     }
-  }
+    for (size_t r = 0; r < rows; ++r) hide_scores(s + r * n, n, config_.causal ? r0 + r + 1 : n, key_mask);
+    k.softmax(rows, n, s, n, p, n);
+    // Hidden keys have weight exactly 0, so the product may stop at `seen`.
+    k.gemm(rows, dh, seen, p, n, values.data() + i * value_floats, kernels::panel_stride(n), nullptr,
+           t.concat.data() + r0 * d + i * dh, d);
+  });
   // Finite scores give weights in [0, 1] summing to 1, but a weighted sum of values near the
   // float32 limit can still round past it.
   check_heads(t.concat, dh, "the output");
@@ -292,7 +299,7 @@ void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_ma
   }
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n, d);
-  k.gemm(n, d, d, t.concat.data(), d, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
+  parallel_gemm(k.gemm, n, d, d, t.concat.data(), d, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
   check_fits(t.output.data(), n * d, [] { return std::string("attention: the output projection"); }, kCause);
 }
 

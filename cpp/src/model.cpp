@@ -10,6 +10,7 @@
 
 #include "multihead/kernels.h"
 #include "multihead/model_loader.h"
+#include "multihead/parallel.h"
 
 namespace multihead {
 namespace {
@@ -37,6 +38,10 @@ std::string step_name(const ArchitectureSpec& spec, Weight weight) {
 // Where an overflow happened, for messages: "layer l" with l counted from 0 as in the tensor names
 // and the JS API (result.attention(layer, head)).
 std::string layer_name(size_t l) { return "layer " + std::to_string(l); }
+
+// The least work worth a thread of its own, in rows to normalise and values to activate.
+constexpr size_t kRowsPerThread = 16;
+constexpr size_t kValuesPerThread = 16384;
 
 std::string short_number(double v) {
   char text[32];
@@ -69,12 +74,22 @@ void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const
                         short_number(limit) + ")");
   }
   out.resize(in.rows(), in.cols());
-  k.layer_norm(n, d, in.data(), d, gamma.data(), beta.data(), eps, out.data(), d);
+  parallel_ranges(n, kRowsPerThread, [&](size_t r0, size_t r1) {
+    k.layer_norm(r1 - r0, d, in.data() + r0 * d, d, gamma.data(), beta.data(), eps, out.data() + r0 * d, d);
+  });
   check_fits(out.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
 }
 
-kernels::GeluFn activation_kernel(const kernels::KernelSet& k, Activation a) {
-  return a == Activation::gelu_tanh ? k.gelu_tanh : k.gelu;
+// x = act(x) elementwise over `count` values, in the kernel `a` names, spread over the threads.
+// Every range but the last starts and ends on a multiple of 16, so each value meets the same SIMD
+// lanes or scalar tail as in one call over all of them (the two can round differently).
+void activate(const kernels::KernelSet& k, Activation a, size_t count, float* x) {
+  const kernels::GeluFn gelu = a == Activation::gelu_tanh ? k.gelu_tanh : k.gelu;
+  constexpr size_t kGroup = 16;
+  parallel_ranges((count + kGroup - 1) / kGroup, kValuesPerThread / kGroup, [&](size_t g0, size_t g1) {
+    const size_t begin = g0 * kGroup, end = std::min(count, g1 * kGroup);
+    gelu(end - begin, x + begin, x + begin);
+  });
 }
 
 }  // namespace
@@ -126,11 +141,11 @@ void Model::mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std:
   const auto& k = kernels::active_kernels();
   const size_t n = size_t(in.rows()), d = size_t(config_.hidden_size), ff = size_t(config_.intermediate_size);
   Matrix hidden(n, ff);  // (n, ff)
-  k.gemm(n, ff, d, in.data(), d, w.w1.data.data(), w.w1.panel_stride(), w.b1.data(), hidden.data(), ff);
+  parallel_gemm(k.gemm, n, ff, d, in.data(), d, w.w1.data.data(), w.w1.panel_stride(), w.b1.data(), hidden.data(), ff);
   check_fits(hidden.data(), n * ff, [&] { return where + ": " + steps_.mlp_in; }, "its input or weights are too large");
-  activation_kernel(k, config_.activation)(n * ff, hidden.data(), hidden.data());
+  activate(k, config_.activation, n * ff, hidden.data());
   out.resize(Eigen::Index(n), Eigen::Index(d));
-  k.gemm(n, d, ff, hidden.data(), ff, w.w2.data.data(), w.w2.panel_stride(), w.b2.data(), out.data(), d);
+  parallel_gemm(k.gemm, n, d, ff, hidden.data(), ff, w.w2.data.data(), w.w2.panel_stride(), w.b2.data(), out.data(), d);
   check_fits(out.data(), n * d, [&] { return where + ": " + steps_.mlp_out; }, "its input or weights are too large");
 }
 
@@ -224,13 +239,13 @@ std::vector<float> Model::logits(const float* hidden_row) const {
     Matrix t(1, Eigen::Index(d));
     k.gemm(1, d, d, h.data(), d, head.dense.data.data(), head.dense.panel_stride(), head.dense_bias.data(), t.data(), d);
     check_fits(t.data(), d, [] { return std::string("the language-model head's dense layer"); }, "its input or weights are too large");
-    activation_kernel(k, spec.head_uses_erf_gelu ? Activation::gelu_erf : config_.activation)(d, t.data(), t.data());
+    activate(k, spec.head_uses_erf_gelu ? Activation::gelu_erf : config_.activation, d, t.data());
     normalize(k, t, h, head.norm_gamma, head.norm_beta, config_.layer_norm_eps, "the language-model head", "its LayerNorm");
   }
   // logits (V) = E (V, d) · h: h packed as a (d, 1) operand, so the embeddings are read in place.
   std::vector<float> packed(kernels::packed_size(d, 1)), out(V);
   kernels::pack_b(d, 1, h.data(), 1, 1, 1.0f, packed.data());
-  k.gemm(V, 1, d, weights_.word_embeddings.data(), d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
+  parallel_gemm(k.gemm, V, 1, d, weights_.word_embeddings.data(), d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
   if (weights_.head.bias.size()) {
     for (size_t i = 0; i < V; ++i) out[i] += weights_.head.bias[Eigen::Index(i)];
   }

@@ -17,8 +17,9 @@ beforeAll(async () => {
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-test('the tarball holds both WASM builds, the single-file build, both built-in models and the probe set, and no build leftovers', () => {
+test('the tarball holds the three WASM builds with the threaded one\'s worker script, the single-file build, both built-in models and the probe set, and no build leftovers', () => {
   for (const file of ['dist/multihead-simd.wasm', 'dist/multihead-scalar.wasm', 'dist/multihead-simd.mjs',
+    'dist/multihead-simd-threads.mjs', 'dist/multihead-simd-threads.wasm', 'dist/multihead-simd-threads.worker.js', 'dist/package.json',
     'dist/multihead.js', 'web/src/index.js', 'web/src/element.js', 'web/models/default/model.safetensors',
     'web/models/causal/config.json', 'web/models/causal/tokenizer.json', 'web/models/causal/model.safetensors',
     'web/probes/syntax.json']) {
@@ -32,13 +33,14 @@ test('a Node ES module imports the installed package by name and gets this repos
     import { loadEngine } from 'multihead';
     const engine = await loadEngine();
     const r = (await engine.loadModel()).run(${JSON.stringify(SENTENCE)});
-    console.log(JSON.stringify({ build: engine.build, tokens: r.tokens, weights: Array.from(r.attention(1, 1)) }));`;
+    console.log(JSON.stringify({ build: engine.build, threads: engine.threads, tokens: r.tokens, weights: Array.from(r.attention(1, 1)) }));`;
   await writeFile(join(dir, 'use.mjs'), script);
   const { stdout } = await run(process.execPath, ['use.mjs'], { cwd: dir });
   const got = JSON.parse(stdout);
   const engine = await loadEngine();
   const expected = (await engine.loadModel()).run(SENTENCE);
   expect(got.build).toBe(engine.build);
+  expect(got.threads).toBe(engine.threads); // the threaded build, where there are cores for it, loads from the package
   expect(got.tokens).toEqual(expected.tokens);
   expect(got.weights).toEqual(Array.from(expected.attention(1, 1)));
   expect(await readdir(join(dir, 'node_modules/multihead/dist'))).toContain('multihead.js');

@@ -1,7 +1,7 @@
 // A multi-head attention layer living in WASM memory. Checks every argument before calling into
 // WASM; owns its C++ object, and the C++ trace its forward passes write into, until dispose().
 import { checkFloats, checkInteger, checkKeyMask, checkObject } from './check.js';
-import { NativeHandle, orThrow } from './native.js';
+import { heapBuffer, NativeHandle, orThrow } from './native.js';
 import { AttentionTrace } from './trace.js';
 
 export class Attention {
@@ -40,7 +40,7 @@ export class Attention {
     const pass = ++this.#passes;
     const views = orThrow(this.#module.forwardView(this.#native.get(), input, nTokens, mask, this.#trace.get()));
     // Growth of WASM memory (by any call into the engine) replaces the buffer the views are on.
-    const current = () => pass === this.#passes && views.weights.buffer === this.#module.HEAPF32.buffer;
+    const current = () => pass === this.#passes && views.weights.buffer === heapBuffer(this.#module);
     return new AttentionTrace(views, nTokens, this.dModel, this.numHeads, true, current);
   }
 

@@ -3,26 +3,39 @@ import { Attention } from './attention.js';
 import { checkAlive, checkBoolean, checkFloats, checkInteger, checkObject, describe } from './check.js';
 import { Model } from './model.js';
 import { readModelFiles } from './model-files.js';
-import { instantiate, orThrow } from './native.js';
+import { instantiate, orThrow, stopThreads, threadsAvailable } from './native.js';
 import { simdSupported } from './simd.js';
 
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 
+// More threads than this are refused: each is a Web Worker with its own copy of the glue.
+const MAX_THREADS = 64;
+
 /**
  * Loads the engine. With `simd` omitted it uses the SIMD build where WebAssembly SIMD is
- * supported and the scalar build elsewhere; `simd: false` forces the scalar build.
+ * supported and the scalar build elsewhere; `simd: false` forces the scalar build. `threads`
+ * (default: every core) is how many threads a pass may use; the engine gets fewer where it
+ * cannot have them (engine.threads says how many): one in a page that is not cross-origin
+ * isolated, in the single-file build, and with the scalar build.
  */
 export async function loadEngine(options = {}) {
   checkObject('loadEngine options', options);
+  const { simd: simdOption, threads: threadsOption, ...rest } = options;
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw new TypeError(`loadEngine has no option ${unknown.join(', ')}; its options are simd and threads`);
   const supported = simdSupported();
   let simd = supported;
-  if (options.simd !== undefined) {
-    simd = checkBoolean('simd', options.simd);
+  if (simdOption !== undefined) {
+    simd = checkBoolean('simd', simdOption);
     if (simd && !supported) {
       throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
     }
   }
-  return new Engine(await instantiate(simd), simd);
+  const available = threadsAvailable();
+  const wanted = threadsOption === undefined ? Math.min(available, MAX_THREADS) : checkInteger('threads', threadsOption, 1, MAX_THREADS);
+  const threads = simd ? Math.min(wanted, available) : 1;
+  const module = await instantiate(simd, threads);
+  return new Engine(module, simd, threads > 1 ? orThrow(module.useThreads(threads)) : 1);
 }
 
 export class Engine {
@@ -31,10 +44,11 @@ export class Engine {
   #disposed = false;
 
   /** @internal Use loadEngine(). */
-  constructor(module, simd) {
+  constructor(module, simd, threads = 1) {
     this.#module = module;
     this.simd = simd;
     this.build = simd ? 'simd' : 'scalar';
+    this.threads = threads;
     this.limits = Object.freeze({ maxTokens: module.maxTokens, maxDModel: module.maxDModel });
   }
 
@@ -95,6 +109,7 @@ export class Engine {
   /** Disposes every layer and model this engine made; the engine can no longer be used. */
   dispose() {
     for (const owned of this.#owned) owned.dispose();
+    if (!this.#disposed) stopThreads(this.#module);
     this.#disposed = true;
   }
 }

@@ -4,19 +4,53 @@
 import { checkAlive } from './check.js';
 import { inlined } from './inlined.js';
 
-/** Loads and instantiates one WASM build. Both imports are literal so bundlers can see them. */
-export async function instantiate(simd) {
-  const file = simd ? 'multihead-simd.mjs' : 'multihead-scalar.mjs';
+/**
+ * Loads and instantiates one WASM build: scalar, SIMD, or SIMD with `threads` threads (a pool of
+ * threads − 1 Web Workers on shared memory, which only the threaded build has). The imports are
+ * literal so bundlers can see them.
+ */
+export async function instantiate(simd, threads = 1) {
+  const file = threads > 1 ? 'multihead-simd-threads.mjs' : simd ? 'multihead-simd.mjs' : 'multihead-scalar.mjs';
   let glue;
   try {
-    glue = simd ? await import('../../dist/multihead-simd.mjs') : await import('../../dist/multihead-scalar.mjs');
+    glue = threads > 1 ? await import('../../dist/multihead-simd-threads.mjs')
+      : simd ? await import('../../dist/multihead-simd.mjs') : await import('../../dist/multihead-scalar.mjs');
   } catch (cause) {
     throw new Error(`multihead could not load its WASM build dist/${file} (${cause.message}). ` +
       'In a clone of the repository, run `npm run build` first.', { cause });
   }
+  if (threads > 1) {
+    const module = await glue.default({ threadPool: threads - 1 });
+    // Idle workers must not keep Node running: the engine's threads sleep between passes.
+    for (const worker of module.PThread.unusedWorkers) worker.unref?.();
+    return module;
+  }
   // An inlined binary needs no fetch; locateFile keeps the glue from resolving a URL it cannot have.
   const wasmBinary = inlined.wasm[simd ? 'simd' : 'scalar'];
   return glue.default(wasmBinary ? { wasmBinary, locateFile: (path) => path } : undefined);
+}
+
+/** The threads this JavaScript environment can run the engine on: 1 where shared memory is unavailable. */
+export function threadsAvailable() {
+  // A browser shares memory with workers only in a cross-origin isolated page (COOP and COEP
+  // headers); Node always can. The single-file build carries no threaded build and no worker script.
+  const node = typeof process === 'object' && typeof process.versions?.node === 'string';
+  if (inlined.wasm.simd || typeof SharedArrayBuffer !== 'function' || !(node || globalThis.crossOriginIsolated === true)) return 1;
+  const cores = node ? process.getBuiltinModule('os').availableParallelism() : globalThis.navigator?.hardwareConcurrency;
+  return Number.isInteger(cores) && cores > 1 ? cores : 1;
+}
+
+/** The WASM heap's bytes as they are now: growing the heap replaces its buffer. */
+export function heapBuffer(module) {
+  // A threaded build's exported views are refreshed only by the thread that grew the heap.
+  return module.wasmMemory?.buffer ?? module.HEAPU8.buffer;
+}
+
+/** Stops a threaded build's workers; a single-threaded module has none. */
+export function stopThreads(module) {
+  if (!module.PThread) return;
+  module.useThreads(1);
+  module.PThread.terminateAllThreads();
 }
 
 /**

@@ -6,7 +6,7 @@
 // more than one chunk of the file, and an abort or an error frees everything the load made.
 //
 // It does not know where bytes come from (byte-sources.js does) nor what a model is (model.js).
-import { orThrow } from './native.js';
+import { heapBuffer, orThrow } from './native.js';
 
 // The WASM-side buffer each chunk is copied into before the loader consumes it.
 const WASM_CHUNK_BYTES = 1 << 20;
@@ -39,8 +39,8 @@ export async function streamInto(module, loader, info, source, { signal, onProgr
       signal?.throwIfAborted();
       for (let at = 0; at < piece.byteLength; at += WASM_CHUNK_BYTES) {
         const part = piece.subarray(at, Math.min(at + WASM_CHUNK_BYTES, piece.byteLength));
-        // HEAPU8 is fetched for every copy: the loader may grow the heap, which replaces it.
-        module.HEAPU8.set(part, chunk);
+        // The heap is fetched for every copy: the loader may grow it, which replaces its buffer.
+        new Uint8Array(heapBuffer(module)).set(part, chunk);
         orThrow(module.loaderWrite(loader, chunk, part.byteLength));
       }
       loaded += piece.byteLength;

@@ -1,0 +1,205 @@
+// The thread pool (parallel.h) and what runs on it: every task runs once, errors are the lowest
+// task's, and a layer, a model and its logits give the same bits at every thread count. Natively
+// these use real threads; the WASM test runners are single-threaded builds, where set_threads
+// reports 1 and the comparisons hold trivially (the threaded WASM build is tested from Jest).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "multihead/attention.h"
+#include "multihead/kernels.h"
+#include "multihead/model.h"
+#include "multihead/parallel.h"
+#include "safetensors_writer.h"
+
+namespace multihead::testing {
+namespace {
+
+constexpr int kMostThreads = 4;
+
+// Uses `count` threads for its lifetime, then one again, so no other test sees the pool.
+struct Threads {
+  explicit Threads(int count) : got(set_threads(count)) {}
+  ~Threads() { set_threads(1); }
+  int got;
+};
+
+bool same_bits(const float* a, const float* b, size_t count) { return std::memcmp(a, b, count * sizeof(float)) == 0; }
+
+template <class M>
+bool same_bits(const M& a, const M& b) {
+  return a.size() == b.size() && same_bits(a.data(), b.data(), size_t(a.size()));
+}
+
+std::vector<float> wave(size_t count, double step, float scale = 1.0f) {
+  std::vector<float> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = scale * float(std::sin(double(i) * step + 0.3));
+  return out;
+}
+
+TEST(ParallelFor, RunsEveryTaskOnceOnAThreadItNames) {
+  for (int t = 1; t <= kMostThreads; ++t) {
+    Threads threads(t);
+    for (size_t count : {0, 1, 2, 7, 100}) {
+      std::vector<std::atomic<int>> runs(count);
+      std::atomic<bool> bad_thread{false};
+      parallel_for(count, kParallelWork, [&](size_t i, size_t thread) {
+        runs[i]++;
+        if (thread >= size_t(thread_count())) bad_thread = true;
+      });
+      for (size_t i = 0; i < count; ++i) EXPECT_EQ(runs[i], 1) << "task " << i << " with " << t << " threads";
+      EXPECT_FALSE(bad_thread);
+    }
+  }
+}
+
+TEST(ParallelFor, UsesTheThreadsAskedForWhereTheBuildHasThem) {
+  Threads threads(3);
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  EXPECT_EQ(threads.got, 1);
+#else
+  EXPECT_EQ(threads.got, 3);
+#endif
+  EXPECT_EQ(thread_count(), threads.got);
+}
+
+TEST(ParallelFor, RethrowsTheLowestFailingTaskAfterRunningThemAll) {
+  for (int t = 1; t <= kMostThreads; ++t) {
+    Threads threads(t);
+    std::atomic<int> ran{0};
+    try {
+      parallel_for(20, kParallelWork, [&](size_t i, size_t) {
+        ran++;
+        if (i == 13 || i == 5 || i == 17) throw std::runtime_error("task " + std::to_string(i));
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "task 5") << t << " threads";
+    }
+    // One thread stops at the first error; more threads run every task, as documented.
+    if (thread_count() > 1) EXPECT_EQ(ran, 20);
+  }
+}
+
+TEST(ParallelFor, ALoopInsideATaskRunsInThatTask) {
+  Threads threads(kMostThreads);
+  std::vector<std::atomic<int>> runs(8 * 8);
+  parallel_for(8, kParallelWork, [&](size_t i, size_t outer) {
+    parallel_for(8, kParallelWork, [&](size_t j, size_t inner) {
+      runs[i * 8 + j]++;
+      EXPECT_EQ(inner, 0u);  // inline: the task's own thread, named 0 for its scratch
+      (void)outer;
+    });
+  });
+  for (auto& r : runs) EXPECT_EQ(r, 1);
+}
+
+TEST(ParallelGemm, GivesTheKernelsBitsAtEveryThreadCountAndShape) {
+  const auto& k = kernels::active_kernels();
+  // Columns below, at and past panels and thread splits; rows odd and even; one column (the LM head).
+  for (const auto [m, n, kk] : std::vector<std::array<size_t, 3>>{{300, 1, 900}, {64, 200, 64}, {65, 33, 130}, {7, 768, 64}, {129, 47, 80}}) {
+    const std::vector<float> a = wave(m * kk, 0.37), b = wave(kk * n, 0.11), bias = wave(n, 0.5);
+    std::vector<float> packed(kernels::packed_size(kk, n));
+    kernels::pack_b(kk, n, b.data(), n, 1, 1.0f, packed.data());
+    std::vector<float> expected(m * n);
+    k.gemm(m, n, kk, a.data(), kk, packed.data(), kernels::panel_stride(kk), bias.data(), expected.data(), n);
+    for (int t = 1; t <= kMostThreads; ++t) {
+      Threads threads(t);
+      std::vector<float> c(m * n, -1.0f);
+      parallel_gemm(k.gemm, m, n, kk, a.data(), kk, packed.data(), kernels::panel_stride(kk), bias.data(), c.data(), n);
+      EXPECT_TRUE(same_bits(c.data(), expected.data(), m * n)) << m << "×" << n << "×" << kk << ", " << t << " threads";
+    }
+  }
+}
+
+TEST(ParallelAttention, EveryThreadCountGivesTheSameTraceBits) {
+  // Four blocks of query rows per head, the last one short; and fewer tokens than one block, wide
+  // enough to be split (each thread's scratch rows then hold fewer than a block).
+  for (const auto [d, heads, n] : std::vector<std::array<int, 3>>{{64, 4, 100}, {512, 8, 20}})
+  for (bool causal : {false, true}) {
+    const AttentionConfig config{d, heads, causal};
+    const MultiHeadAttention layer(config, random_attention_weights(config, 7));
+    const std::vector<float> x = wave(size_t(n) * size_t(d), 0.013);
+    std::vector<uint8_t> mask(n, 1);
+    mask[3] = mask[n - 5] = 0;
+    const AttentionTrace one = layer.forward(x, n, mask);
+    const Matrix one_output = layer.forward_output(x, n, mask);
+    for (int t = 2; t <= kMostThreads; ++t) {
+      Threads threads(t);
+      const AttentionTrace many = layer.forward(x, n, mask);
+      EXPECT_TRUE(same_bits(many.q, one.q) && same_bits(many.k, one.k) && same_bits(many.v, one.v));
+      EXPECT_TRUE(same_bits(many.scores, one.scores)) << t << " threads, causal " << causal;
+      EXPECT_TRUE(same_bits(many.weights, one.weights)) << t << " threads, causal " << causal;
+      EXPECT_TRUE(same_bits(many.concat, one.concat) && same_bits(many.output, one.output));
+      EXPECT_TRUE(same_bits(layer.forward_output(x, n, mask), one_output)) << "without a trace, " << t << " threads";
+    }
+  }
+}
+
+TEST(ParallelAttention, AnOverflowNamesTheFirstHeadWhateverTheThreadCount) {
+  const AttentionConfig config{64, 4, false};
+  AttentionWeights w = random_attention_weights(config, 3);
+  // Heads 1 and 3 get huge queries, so their scores overflow; head 1 is the one to name.
+  for (size_t r = 0; r < 64; ++r) {
+    for (size_t c : {16u, 17u, 48u, 49u}) w.wq[r * 64 + c] = 1e19f;
+  }
+  for (size_t r = 0; r < 64; ++r) {
+    for (size_t c : {16u, 17u, 48u, 49u}) w.wk[r * 64 + c] = 1e19f;
+  }
+  const MultiHeadAttention layer(config, w);
+  const std::vector<float> x = wave(100 * 64, 0.013, 1.0f);
+  for (int t = 1; t <= kMostThreads; ++t) {
+    Threads threads(t);
+    try {
+      layer.forward(x, 100);
+      ADD_FAILURE() << "no overflow with " << t << " threads";
+    } catch (const OverflowError& e) {
+      EXPECT_EQ(std::string(e.what()), "attention: the scores of head 1 overflowed float32 (the input or the weights are too large)");
+    }
+    EXPECT_NO_THROW(MultiHeadAttention(config, random_attention_weights(config, 3)).forward(x, 100));
+  }
+}
+
+// A model big enough that every step is split: d 64, ff 256, 3 layers, a vocabulary of 5000.
+struct ModelCase {
+  std::string name, config;
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<ModelCase> model_cases() {
+  const BertSize size{5000, 64, 3, 256, 96, 2};
+  std::map<std::string, TestTensor> bert = bert_tensors(size);
+  add_transform_head(bert, size, "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias");
+  return {{"bert", bert_config_json(size, 4), safetensors_bytes(bert)},
+          {"gpt2", gpt2_config_json(size, 4), safetensors_bytes(gpt2_tensors(size))}};
+}
+
+TEST(ParallelModel, EveryThreadCountGivesTheSameLayersHiddenStatesAndLogits) {
+  for (const ModelCase& c : model_cases()) {
+    const Model model(parse_model_config(c.config), SafetensorsFile(c.bytes));
+    std::vector<int32_t> ids;
+    for (int i = 0; i < 90; ++i) ids.push_back((i * 37 + 11) % 5000);
+    std::vector<std::vector<float>> weights;
+    const ModelRun one = model.run(ids, [&](int, const AttentionTrace& t) { weights.push_back(t.weights); });
+    const std::vector<float> logits = model.logits(one.hidden.data() + 5 * 64);
+    for (int t = 2; t <= kMostThreads; ++t) {
+      Threads threads(t);
+      size_t layer = 0;
+      const ModelRun many = model.run(ids, [&](int, const AttentionTrace& tr) {
+        EXPECT_TRUE(same_bits(tr.weights, weights[layer])) << c.name << " layer " << layer << ", " << t << " threads";
+        ++layer;
+      });
+      EXPECT_EQ(layer, 3u);
+      EXPECT_TRUE(same_bits(many.hidden, one.hidden)) << c.name << ", " << t << " threads";
+      EXPECT_TRUE(same_bits(model.logits(many.hidden.data() + 5 * 64), logits)) << c.name << ", " << t << " threads";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace multihead::testing
