@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <stdexcept>
 
 #include "float16.h"
+#include "multihead/parallel.h"
 #include "json_limits.h"
 
 namespace multihead {
@@ -477,32 +479,58 @@ void ModelLoader::take(const uint8_t* bytes, size_t size) {
   if (carry_size_) {
     while (carry_size_ < s.width && i < size) carry_[carry_size_++] = bytes[i++];
     if (carry_size_ < s.width) return;
-    store(decode_value(carry_, s.width, s.bfloat));
+    store(carry_, 1);
     carry_size_ = 0;
   }
-  for (; i + s.width <= size; i += s.width) store(decode_value(bytes + i, s.width, s.bfloat));
+  const size_t whole = (size - i) / s.width;
+  store(bytes + i, whole);
+  i += whole * s.width;
   while (i < size) carry_[carry_size_++] = bytes[i++];
 }
 
-void ModelLoader::store(float value) {
-  if (!std::isfinite(value)) fail("tensor '" + shortened(slots_[slot_].name) + "' value " + std::to_string(value_) + " is not finite");
+// Decodes `count` whole values of the current slot into where they go, in runs as long as the
+// destination allows (the staging buffer, or one segment of a final buffer), then checks each
+// run: a value-by-value path spent most of a load's time in per-value bookkeeping.
+void ModelLoader::store(const void* values, size_t count) {
   const Slot& s = slots_[slot_];
-  if (!s.packs.empty()) {
-    staging_[value_++] = value;
-    return;
-  }
-  *cursor_++ = value;
-  ++value_;
-  if (--segment_left_ == 0 && ++segment_ < s.segments.size()) {
-    cursor_ = s.segments[segment_].data;
-    segment_left_ = s.segments[segment_].count;
+  const uint8_t* in = static_cast<const uint8_t*>(values);
+  while (count > 0) {
+    const bool staged = !s.packs.empty();
+    float* out = staged ? staging_.data() + value_ : cursor_;
+    const size_t run = staged ? count : std::min(count, segment_left_);
+    if (s.width == 4) {
+      std::memcpy(out, in, run * 4);  // the file is little-endian, as are x86 and WASM
+    } else {
+      for (size_t j = 0; j < run; ++j) out[j] = decode_value(in + 2 * j, 2, s.bfloat);
+    }
+    if (!std::isfinite(largest_magnitude(out, run))) {
+      size_t bad = 0;
+      while (std::isfinite(out[bad])) ++bad;
+      fail("tensor '" + shortened(s.name) + "' value " + std::to_string(value_ + bad) + " is not finite");
+    }
+    in += run * s.width;
+    count -= run;
+    value_ += run;
+    if (staged) continue;
+    cursor_ += run;
+    segment_left_ -= run;
+    if (segment_left_ == 0 && ++segment_ < s.segments.size()) {
+      cursor_ = s.segments[segment_].data;
+      segment_left_ = s.segments[segment_].count;
+    }
   }
 }
 
 // A staged tensor is whole: pack it into its matrices (transposing Linear weights on the way).
 void ModelLoader::complete_slot() {
   for (const Slot::Pack& p : slots_[slot_].packs) {
-    kernels::pack_b(p.out->rows, p.out->cols, staging_.data() + p.offset, p.row_stride, p.col_stride, 1.0f, p.out->data.data());
+    // Panel by panel, spread over the threads: each panel is packed from its own columns.
+    const size_t k = p.out->rows, n = p.out->cols, panels = (n + kernels::kPanelWidth - 1) / kernels::kPanelWidth;
+    parallel_ranges(panels, 4, [&](size_t p0, size_t p1) {
+      const size_t j0 = p0 * kernels::kPanelWidth, j1 = std::min(n, p1 * kernels::kPanelWidth);
+      kernels::pack_b(k, j1 - j0, staging_.data() + p.offset + j0 * p.col_stride, p.row_stride, p.col_stride, 1.0f,
+                      p.out->data.data() + p0 * p.out->panel_stride());
+    });
   }
 }
 

@@ -57,7 +57,7 @@ class ModelLoader {
   void plan(const SafetensorsHeader& header);
   void consume(const uint8_t* bytes, size_t size);
   void take(const uint8_t* bytes, size_t size);
-  void store(float value);
+  void store(const void* values, size_t count);  // `count` values of the slot's dtype
   void enter_slot();
   void complete_slot();
   [[noreturn]] void fail(const std::string& message);
