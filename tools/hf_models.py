@@ -51,7 +51,8 @@ def conv1d(x, w, name):
 
 
 def layer_norm(x, w, name, eps):
-    return torch.nn.functional.layer_norm(x, x.shape[-1:], w[name + ".weight"], w[name + ".bias"], eps)
+    # The normalized shape from the weight, a constant, so torch.onnx can trace it (x's is symbolic).
+    return torch.nn.functional.layer_norm(x, w[name + ".weight"].shape, w[name + ".weight"], w[name + ".bias"], eps)
 
 
 def gelu_erf(x):
