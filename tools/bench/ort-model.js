@@ -34,7 +34,10 @@ export async function createOrtModel({ onnx, threads }) {
   const replies = [];
   let failed = null;
   worker.on('message', (m) => replies.shift()?.resolve(m));
-  worker.on('error', (e) => { failed = e; replies.splice(0).forEach((r) => r.reject(e)); });
+  const fail = (e) => { failed ??= e; replies.splice(0).forEach((r) => r.reject(failed)); };
+  worker.on('error', fail);
+  // A worker that dies without an error event (out of memory, terminated) must not leave a run waiting.
+  worker.on('exit', (code) => fail(new Error(`onnxruntime-web worker exited with code ${code}`)));
   const ask = (message, transfer) => new Promise((resolve, reject) => {
     if (failed) { reject(failed); return; }
     replies.push({ resolve, reject });
