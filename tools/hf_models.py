@@ -51,7 +51,8 @@ def conv1d(x, w, name):
 
 
 def layer_norm(x, w, name, eps):
-    return torch.nn.functional.layer_norm(x, x.shape[-1:], w[name + ".weight"], w[name + ".bias"], eps)
+    # The normalized shape from the weight, a constant, so torch.onnx can trace it (x's is symbolic).
+    return torch.nn.functional.layer_norm(x, w[name + ".weight"].shape, w[name + ".weight"], w[name + ".bias"], eps)
 
 
 def gelu_erf(x):
@@ -107,15 +108,20 @@ def post_ln_encoder(x, w, layers, names, n_heads, eps, ablation):
     """
     attentions, inputs = [], []
     for l in range(layers):
-        p = lambda role: f"{names['layers']}.{l}.{names[role]}"
         inputs.append(x)
-        context, probs = attention(linear(x, w, p("q")), linear(x, w, p("k")), linear(x, w, p("v")),
-                                   n_heads, False, layer_modes(ablation, l, n_heads))
+        x, probs = post_ln_block(x, w, l, names, n_heads, eps, layer_modes(ablation, l, n_heads))
         attentions.append(probs)
-        x = layer_norm(x + linear(context, w, p("o")), w, p("ln1"), eps)  # (n, d)
-        ff = linear(gelu_erf(linear(x, w, p("ff1"))), w, p("ff2"))  # (n, F) -> (n, d)
-        x = layer_norm(x + ff, w, p("ln2"), eps)
     return x, torch.stack(attentions), torch.stack(inputs)
+
+
+def post_ln_block(x, w, l, names, n_heads, eps, modes=None):
+    """Block l of post_ln_encoder; x (n, d). Returns its output (n, d) and probabilities (H, n, n)."""
+    p = lambda role: f"{names['layers']}.{l}.{names[role]}"
+    context, probs = attention(linear(x, w, p("q")), linear(x, w, p("k")), linear(x, w, p("v")),
+                               n_heads, False, modes)
+    x = layer_norm(x + linear(context, w, p("o")), w, p("ln1"), eps)  # (n, d)
+    ff = linear(gelu_erf(linear(x, w, p("ff1"))), w, p("ff2"))  # (n, F) -> (n, d)
+    return layer_norm(x + ff, w, p("ln2"), eps), probs
 
 
 def mlm_head(h, w, dense, norm, bias, embeddings, eps):
@@ -151,14 +157,18 @@ def masked_lm_logits(config, w, hidden, eps):
     return mlm_head(hidden, w, dense, norm, bias, "embeddings.word_embeddings.weight", eps)
 
 
-def bert_like_forward(config, w, ids, positions, ablation):
-    """BERT and RoBERTa: word + position + token-type-0 embeddings, LayerNorm, post-LN blocks."""
-    eps = config["layer_norm_eps"]
-    ids = torch.tensor(ids)
+def bert_embeddings(w, ids, positions, eps):
+    """Word + position + token-type-0 embeddings, then LayerNorm; ids and positions (n) tensors."""
     x = (w["embeddings.word_embeddings.weight"][ids]              # (n, d)
          + w["embeddings.position_embeddings.weight"][positions]  # (n, d)
          + w["embeddings.token_type_embeddings.weight"][0])       # (d,)
-    x = layer_norm(x, w, "embeddings.LayerNorm", eps)
+    return layer_norm(x, w, "embeddings.LayerNorm", eps)
+
+
+def bert_like_forward(config, w, ids, positions, ablation):
+    """BERT and RoBERTa: word + position + token-type-0 embeddings, LayerNorm, post-LN blocks."""
+    eps = config["layer_norm_eps"]
+    x = bert_embeddings(w, torch.tensor(ids), positions, eps)
     hidden, attn, inputs = post_ln_encoder(x, w, config["num_hidden_layers"], BERT_BLOCK,
                                            config["num_attention_heads"], eps, ablation)
     return Trace(attn, inputs, hidden, masked_lm_logits(config, w, hidden, eps))
@@ -186,22 +196,34 @@ def distilbert_forward(config, w, ids, ablation):
 
 def gpt2_forward(config, w, ids, ablation):
     """Pre-LN causal blocks, tanh GELU, final ln_f, LM head tied to wte without a bias."""
-    eps, d = config["layer_norm_epsilon"], config["n_embd"]
+    eps = config["layer_norm_epsilon"]
     ids = torch.tensor(ids)
-    x = w["wte.weight"][ids] + w["wpe.weight"][:len(ids)]  # (n, d)
+    x = gpt2_embeddings(w, ids, torch.arange(len(ids)))  # (n, d)
     attentions, inputs = [], []
     for l in range(config["n_layer"]):
-        a = layer_norm(x, w, f"h.{l}.ln_1", eps)  # (n, d): what attention reads
+        x, a, probs = gpt2_block(x, w, l, config, layer_modes(ablation, l, config["n_head"]))
         inputs.append(a)
-        qkv = conv1d(a, w, f"h.{l}.attn.c_attn")  # (n, 3d) = Q | K | V
-        context, probs = attention(qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:], config["n_head"],
-                                   True, layer_modes(ablation, l, config["n_head"]))
         attentions.append(probs)
-        x = x + conv1d(context, w, f"h.{l}.attn.c_proj")
-        m = layer_norm(x, w, f"h.{l}.ln_2", eps)
-        x = x + conv1d(gelu_tanh(conv1d(m, w, f"h.{l}.mlp.c_fc")), w, f"h.{l}.mlp.c_proj")  # (n, 4d) -> (n, d)
     hidden = layer_norm(x, w, "ln_f", eps)
     return Trace(torch.stack(attentions), torch.stack(inputs), hidden, hidden @ w["wte.weight"].T)
+
+
+def gpt2_embeddings(w, ids, positions):
+    """Token + position embeddings; ids and positions (n) tensors. Returns (n, d)."""
+    return w["wte.weight"][ids] + w["wpe.weight"][positions]
+
+
+def gpt2_block(x, w, l, config, modes=None):
+    """Block l of GPT-2; x (n, d). Returns its output (n, d), what its attention read (n, d: ln_1
+    of x) and its probabilities (H, n, n)."""
+    eps, d = config["layer_norm_epsilon"], config["n_embd"]
+    a = layer_norm(x, w, f"h.{l}.ln_1", eps)  # (n, d): what attention reads
+    qkv = conv1d(a, w, f"h.{l}.attn.c_attn")  # (n, 3d) = Q | K | V
+    context, probs = attention(qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:], config["n_head"], True, modes)
+    x = x + conv1d(context, w, f"h.{l}.attn.c_proj")
+    m = layer_norm(x, w, f"h.{l}.ln_2", eps)
+    x = x + conv1d(gelu_tanh(conv1d(m, w, f"h.{l}.mlp.c_fc")), w, f"h.{l}.mlp.c_proj")  # (n, 4d) -> (n, d)
+    return x, a, probs
 
 
 FORWARDS = {"bert": bert_forward, "distilbert": distilbert_forward, "roberta": roberta_forward,

@@ -4,8 +4,9 @@
 // round by round, so a slow spell on this shared machine hits them all alike; medians are
 // reported, with GFLOP/s and the share of a SIMD peak measured in the same run. Then the WASM
 // heap during the largest forward pass, and the default model end to end. Prints a table and
-// writes build/bench/results.json. Timings are only comparable within one run.
-// `node tools/bench/bench.js S2 S4` runs only the shapes named.
+// writes build/bench/results.json. Timings are only comparable within one run. Then the whole
+// models (whole-model.js): BERT-base and GPT-2 against onnxruntime-web, at one thread and at all.
+// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… model` only the whole models.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Engine, loadEngine } from '../../web/src/index.js';
 import { measureSimdPeak } from './peak.js';
 import { createOrtAttention, createTfjsAttention } from './peers.js';
+import { benchWholeModel, reportWholeModel } from './whole-model.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = `${ROOT}build/bench/results.json`;
@@ -220,14 +222,14 @@ function targets(shapes, heap) {
   return list;
 }
 
-async function main() {
+/** The single-layer part: the shapes named (all when none is), then the heap and the default model. */
+async function singleLayer(names) {
   // The Eigen baseline is a build of our sources; build it (and ours) if missing or stale.
   execFileSync(process.execPath, [`${ROOT}tools/build.js`, 'wasm', 'wasm-eigen'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const { default: createEigen } = await import(`${ROOT}build/wasm-eigen/multihead-eigen.mjs`);
   const heap = await heapAtS4(); // first, in a fresh engine, before anything else grows memory
   const engines = { simd: await loadEngine(), scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), true) };
   const peak = await measureSimdPeak();
-  const names = process.argv.slice(2);
   const shapes = [];
   for (const shape of SHAPES.filter((s) => names.length === 0 || names.includes(s.name))) {
     process.stderr.write(`bench: ${shape.name}…\n`);
@@ -235,9 +237,29 @@ async function main() {
   }
   const model = await modelEndToEnd(engines.simd);
   Object.values(engines).forEach((e) => e.dispose());
+  return { peakGflops: peak, shapes, heap, model, targets: targets(shapes, heap) };
+}
+
+async function main() {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => n !== 'model' && !SHAPES.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')} or model`);
+  const shapeNames = names.filter((n) => n !== 'model');
   const host = machine();
-  const results = { date: new Date().toISOString(), host, peakGflops: peak, shapes, heap, model, targets: targets(shapes, heap) };
-  console.log(report({ peak, shapes, heap, model, host }));
+  const results = { date: new Date().toISOString(), host };
+  if (names.length === 0 || shapeNames.length > 0) {
+    Object.assign(results, await singleLayer(shapeNames));
+    console.log(report({ peak: results.peakGflops, ...results, host }));
+  }
+  if (names.length === 0 || names.includes('model')) {
+    execFileSync(process.execPath, [`${ROOT}tools/build.js`, 'wasm'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    results.wholeModel = await benchWholeModel();
+    const lines = reportWholeModel(results.wholeModel);
+    lines.push('', 'Whole-model targets:');
+    for (const t of results.wholeModel.targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+    if (results.shapes) console.log('');
+    console.log(lines.join('\n'));
+  }
   mkdirSync(`${ROOT}build/bench`, { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nWrote ${OUT}`);
