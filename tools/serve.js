@@ -2,7 +2,11 @@
 // tests and `npm start`. `node tools/serve.js [root=.] [port=8080]` serves and prints the URL.
 // It serves files and a directory's index.html only, with single byte ranges (the engine reads a
 // safetensors header by a range request): no listings, no caching, no HTTPS. Browsers
-// need it because they refuse ES modules and .wasm fetches from file:// URLs.
+// need it because they refuse ES modules and .wasm fetches from file:// URLs. By default its pages
+// are cross-origin isolated (COOP and COEP headers), which browsers require before they share
+// memory with workers, so the engine can use threads; { isolated: false } serves a page as most
+// hosts do. Every response may be embedded by other origins (CORP cross-origin), so an isolated
+// page of one server can load files from another.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -25,10 +29,14 @@ const MIME_TYPES = {
   '.bin': 'application/octet-stream',
 };
 
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 /** Serves `root` until close(); port 0 picks a free port. Resolves to { url, close() }. */
-export function startServer({ root, port = 0, host = '127.0.0.1' }) {
+export function startServer({ root, port = 0, host = '127.0.0.1', isolated = true }) {
   const base = resolve(root);
   const server = createServer((request, response) => {
+    response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    if (isolated) for (const [name, value] of Object.entries(ISOLATION)) response.setHeader(name, value);
     respond(base, request, response).catch((error) => {
       if (!response.headersSent) send(response, 500, `Internal error: ${error.message}`);
       else response.destroy(error);

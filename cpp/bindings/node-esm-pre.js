@@ -11,3 +11,6 @@ if (typeof process == "object" && typeof process.versions == "object" && typeof 
   fetch = undefined;
   if (!Module["locateFile"]) Module["locateFile"] = (path, dir) => dir + path;
 }
+// The threaded build's workers import the glue again: from this URL, as loaded (a bundler may
+// have renamed it), rather than by its original name beside their own script.
+if (!Module["mainScriptUrlOrBlob"]) Module["mainScriptUrlOrBlob"] = _scriptDir;

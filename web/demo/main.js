@@ -135,7 +135,7 @@ function onReady(info) {
 function modelReady(info) {
   state.info = info;
   state.models++;
-  status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly).`);
+  status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly, ${info.threads === 1 ? '1 thread' : `${info.threads} threads`}).`);
   $('model-status').textContent = describeModel(state.model, info);
   showModelName();
   state.result = null;

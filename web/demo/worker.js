@@ -84,7 +84,7 @@ async function start({ source, hubUrl }) {
 function info(model) {
   const { architecture = 'bert', causal = false, hasLmHead = false, dModel, numLayers, numHeads, maxTokens, vocabSize } = model;
   return {
-    simd: state.engine.simd, architecture, causal, hasLmHead, dModel, numLayers, numHeads, maxTokens, vocabSize,
+    simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, maxTokens, vocabSize,
     fallback: state.fallback,
   };
 }

@@ -56,7 +56,7 @@ function sharedModel(source, user) {
   releaseModel(user, key);
   let entry = shared.models.get(key);
   if (!entry) {
-    shared.engine ??= loadEngine().catch((error) => {
+    shared.engine ??= loadEngine({ threads: 1 }).catch((error) => {
       shared.engine = null; // let a later element try again
       throw error;
     });

@@ -20,7 +20,7 @@ export async function instantiate(simd, threads = 1) {
       'In a clone of the repository, run `npm run build` first.', { cause });
   }
   if (threads > 1) {
-    const module = await glue.default({ threadPool: threads - 1 });
+    const module = await glue.default({ threadPool: threads - 1, ...(isNode() ? {} : { locateFile: threadFile }) });
     // Idle workers must not keep Node running: the engine's threads sleep between passes.
     for (const worker of module.PThread.unusedWorkers) worker.unref?.();
     return module;
@@ -30,11 +30,24 @@ export async function instantiate(simd, threads = 1) {
   return glue.default(wasmBinary ? { wasmBinary, locateFile: (path) => path } : undefined);
 }
 
+/**
+ * Where a browser finds the threaded build's .wasm and its workers' script. Literal URLs, so
+ * bundlers copy both files as they are: the glue's own `new Worker(new URL(…))` makes bundlers
+ * compile the script as a module worker, which the glue then starts as a classic one, and fails.
+ * (Node reads both beside the glue: cpp/bindings/node-esm-pre.js.)
+ */
+function threadFile(path) {
+  if (path.endsWith('.wasm')) return new URL('../../dist/multihead-simd-threads.wasm', import.meta.url).href;
+  return new URL('../../dist/multihead-simd-threads.worker.js', import.meta.url).href;
+}
+
+const isNode = () => typeof process === 'object' && typeof process.versions?.node === 'string';
+
 /** The threads this JavaScript environment can run the engine on: 1 where shared memory is unavailable. */
 export function threadsAvailable() {
   // A browser shares memory with workers only in a cross-origin isolated page (COOP and COEP
   // headers); Node always can. The single-file build carries no threaded build and no worker script.
-  const node = typeof process === 'object' && typeof process.versions?.node === 'string';
+  const node = isNode();
   if (inlined.wasm.simd || typeof SharedArrayBuffer !== 'function' || !(node || globalThis.crossOriginIsolated === true)) return 1;
   const cores = node ? process.getBuiltinModule('os').availableParallelism() : globalThis.navigator?.hardwareConcurrency;
   return Number.isInteger(cores) && cores > 1 ? cores : 1;
