@@ -3,6 +3,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "multihead/kernels.h"
@@ -14,18 +17,41 @@ using Vector = Eigen::Matrix<float, 1, Eigen::Dynamic, Eigen::RowMajor>;
 using MatrixMap = Eigen::Map<Matrix>;
 using ConstMatrixMap = Eigen::Map<const Matrix>;
 
+// A std::vector allocator that leaves new elements uninitialized (resize() and the size
+// constructor do not zero them). For buffers that are written whole before they are read: a
+// loader fills every weight, and zeroing hundreds of megabytes first was most of a load's time.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }  // default-initialised: no zeroing
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) { ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...); }
+};
+
+// Floats that start uninitialized; see UninitializedAllocator.
+using UninitializedFloats = std::vector<float, UninitializedAllocator<float>>;
+
 // A right-hand GEMM operand (rows, cols), packed once into the panels kernels::gemm reads.
 struct PackedMatrix {
   PackedMatrix() = default;
   explicit PackedMatrix(const Matrix& b) : rows(size_t(b.rows())), cols(size_t(b.cols())), data(kernels::packed_size(rows, cols)) {
     kernels::pack_b(rows, cols, b.data(), cols, 1, 1.0f, data.data());
   }
-  // Zeros of the packed size of a (rows, cols) operand, for a loader to pack weights into in place.
+  // Room for a packed (rows, cols) operand, uninitialized, for a loader to pack weights into in
+  // place (pack_b writes every value, the zero padding included).
   PackedMatrix(size_t rows_, size_t cols_) : rows(rows_), cols(cols_), data(kernels::packed_size(rows_, cols_)) {}
   size_t panel_stride() const { return kernels::panel_stride(rows); }
 
   size_t rows = 0, cols = 0;
-  std::vector<float> data;  // packed_size(rows, cols)
+  UninitializedFloats data;  // packed_size(rows, cols)
 };
 
 }  // namespace multihead

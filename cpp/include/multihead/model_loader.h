@@ -67,7 +67,7 @@ class ModelLoader {
   size_t data_start_ = 0, data_size_ = 0, weight_bytes_ = 0;
   std::unique_ptr<ModelWeights> weights_;  // on the heap: slots point into it
   std::vector<Slot> slots_;                // in data order
-  std::vector<float> staging_;             // the largest staged tensor's values
+  UninitializedFloats staging_;            // the largest staged tensor's values
   // The stream's state: bytes consumed, the current slot, its next value and where it goes.
   size_t position_ = 0, slot_ = 0, value_ = 0, segment_ = 0, segment_left_ = 0;
   float* cursor_ = nullptr;
