@@ -7,6 +7,13 @@ export interface EngineOptions {
    * scalar build elsewhere. `false` forces the scalar build; `true` fails where SIMD is missing.
    */
   simd?: boolean;
+  /**
+   * How many threads a pass may use, 1 to 64; default one per core. The engine runs on one
+   * thread where it cannot have more: in a browser page that is not cross-origin isolated (COOP
+   * `same-origin` and COEP `require-corp` or `credentialless`), in the single-file build, and with
+   * the scalar build. `engine.threads` says how many it got. Results are the same at any count.
+   */
+  threads?: number;
 }
 
 /**
@@ -98,6 +105,8 @@ export class Engine {
   readonly simd: boolean;
   /** 'simd' or 'scalar': the build this engine runs. */
   readonly build: 'simd' | 'scalar';
+  /** The threads a pass uses, the calling one included: 1 unless the threaded build loaded. */
+  readonly threads: number;
   /** Largest accepted sizes. A forward pass is also refused (RangeError) if it would need over 1 GiB. */
   readonly limits: { readonly maxTokens: number; readonly maxDModel: number };
   /**
@@ -120,6 +129,6 @@ export class Engine {
   loadModel(source?: string | URL | ModelFiles | BuiltinModel, options?: LoadOptions): Promise<Model>;
   /** Heap usage, for seeing that dispose() returns memory. */
   memory(): EngineMemory;
-  /** Disposes every layer and model this engine made. The engine cannot be used afterwards. */
+  /** Disposes every layer and model this engine made, and stops its threads. The engine cannot be used afterwards. */
   dispose(): void;
 }

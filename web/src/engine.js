@@ -3,7 +3,7 @@ import { Attention } from './attention.js';
 import { checkAlive, checkBoolean, checkFloats, checkInteger, checkObject, describe } from './check.js';
 import { Model } from './model.js';
 import { readModelFiles } from './model-files.js';
-import { instantiate, orThrow, stopThreads, threadsAvailable } from './native.js';
+import { instantiate, orThrow, stopThreads, threadCapacity } from './native.js';
 import { simdSupported } from './simd.js';
 
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
@@ -31,9 +31,10 @@ export async function loadEngine(options = {}) {
       throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
     }
   }
-  const available = threadsAvailable();
-  const wanted = threadsOption === undefined ? Math.min(available, MAX_THREADS) : checkInteger('threads', threadsOption, 1, MAX_THREADS);
-  const threads = simd ? Math.min(wanted, available) : 1;
+  const wanted = threadsOption === undefined ? undefined : checkInteger('threads', threadsOption, 1, MAX_THREADS);
+  const cores = threadCapacity();
+  // A count asked for is used as asked where threads exist at all; by default, one per core.
+  const threads = !simd || cores === 0 ? 1 : Math.min(wanted ?? cores, MAX_THREADS);
   const module = await instantiate(simd, threads);
   return new Engine(module, simd, threads > 1 ? orThrow(module.useThreads(threads)) : 1);
 }

@@ -43,13 +43,16 @@ function threadFile(path) {
 
 const isNode = () => typeof process === 'object' && typeof process.versions?.node === 'string';
 
-/** The threads this JavaScript environment can run the engine on: 1 where shared memory is unavailable. */
-export function threadsAvailable() {
+/**
+ * The cores this JavaScript environment offers the engine's threads, or 0 where it cannot start
+ * any: shared memory is unavailable, or this is the single-file build.
+ */
+export function threadCapacity() {
   // A browser shares memory with workers only in a cross-origin isolated page (COOP and COEP
   // headers); Node always can. The single-file build carries no threaded build and no worker script.
   const node = isNode();
-  if (inlined.wasm.simd || typeof SharedArrayBuffer !== 'function' || !(node || globalThis.crossOriginIsolated === true)) return 1;
-  const cores = node ? process.getBuiltinModule('os').availableParallelism() : globalThis.navigator?.hardwareConcurrency;
+  if (inlined.wasm.simd || typeof SharedArrayBuffer !== 'function' || !(node || globalThis.crossOriginIsolated === true)) return 0;
+  const cores = globalThis.navigator?.hardwareConcurrency ?? (node ? process.getBuiltinModule('os').availableParallelism() : 1);
   return Number.isInteger(cores) && cores > 1 ? cores : 1;
 }
 
