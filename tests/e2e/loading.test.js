@@ -13,7 +13,10 @@ import { launchBrowser } from './browser.js';
 import { MODEL_SENTENCE, runCase, runModel } from './pages/compute.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const BUILDS = [['SIMD', 'simd', true], ['scalar', 'scalar', false]];
+// [name, the build engine.build reports, simd, threads asked, its .wasm]: the served pages are
+// cross-origin isolated, so the threaded build loads where more than one thread is asked for.
+const BUILDS = [['SIMD', 'simd', true, 1, 'simd'], ['scalar', 'scalar', false, 1, 'scalar'],
+  ['SIMD with 2 threads', 'simd', true, 2, 'simd-threads']];
 
 let browser, repoServer, bundleServer, bundleDir, buildLog;
 
@@ -53,35 +56,38 @@ function wasmFetches(responses) {
   return responses.filter((r) => r.url.endsWith('.wasm')).map((r) => [new URL(r.url).pathname, r.status, r.type]);
 }
 
-describe.each(BUILDS)('the %s build', (_, build, simd) => {
+describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
   let expected;
-  beforeAll(async () => { expected = await runCase(loadEngine, simd); });
+  beforeAll(async () => { expected = await runCase(loadEngine, simd, threads); });
 
   test('is the one Node loads when asked, and its attention rows sum to 1', () => {
     expect(expected.build).toBe(build);
+    expect(expected.threads).toBe(threads);
     for (const sum of expected.rowSums) expect(sum).toBeCloseTo(1, 5);
   });
 
   test('computes the same attention in a page, a worker and a Node process', async () => {
-    const run = await browser.run(`${repoServer.url}tests/e2e/pages/load.html?simd=${Number(simd)}`, `page-${build}`);
+    const run = await browser.run(`${repoServer.url}tests/e2e/pages/load.html?simd=${Number(simd)}&threads=${threads}`, `page-${wasm}`);
     expect(run.error).toBeUndefined();
     expect(run.problems).toEqual([]);
     expect(run.result.workerScope).toBe('DedicatedWorkerGlobalScope');
     expectSameAttention(run.result.page, expected);
     expectSameAttention(run.result.worker, expected);
     // Once for the page, once for the worker, straight from dist/.
-    const fetched = [`/dist/multihead-${build}.wasm`, 200, 'application/wasm'];
+    expect([run.result.page.threads, run.result.worker.threads]).toEqual([threads, threads]);
+    const fetched = [`/dist/multihead-${wasm}.wasm`, 200, 'application/wasm'];
     expect(wasmFetches(run.responses)).toEqual([fetched, fetched]);
   });
 
   test('computes the same attention from a Vite production bundle', async () => {
-    const run = await browser.run(`${bundleServer.url}?simd=${Number(simd)}`, `bundle-${build}`);
+    const run = await browser.run(`${bundleServer.url}?simd=${Number(simd)}&threads=${threads}`, `bundle-${wasm}`);
     expect(run.error).toBeUndefined();
     expect(run.problems).toEqual([]);
     expectSameAttention(run.result.page, expected);
+    expect(run.result.page.threads).toBe(threads);
     // The glue's new URL('multihead-<build>.wasm', import.meta.url) was rewritten to the hashed asset.
     expect(wasmFetches(run.responses)).toEqual([
-      [expect.stringMatching(new RegExp(`^/assets/multihead-${build}-[\\w-]+\\.wasm$`)), 200, 'application/wasm'],
+      [expect.stringMatching(new RegExp(`^/assets/multihead-${wasm}-[\\w-]{8}\\.wasm$`)), 200, 'application/wasm'],
     ]);
   });
 });
@@ -96,15 +102,16 @@ test('the default model runs in a page from the package\'s own files, as in Node
   expect(maxAbsDiff(run.result.attention, expected.attention)).toBeLessThan(1e-6);
   expect(maxAbsDiff(run.result.hidden, expected.hidden)).toBeLessThan(1e-5);
   // Everything came from the local server: nothing else is needed, so it works offline.
-  expect(run.responses.every((r) => r.url.startsWith(repoServer.url))).toBe(true);
+  // (The threaded engine's workers start from a blob: URL of the page's own origin.)
+  expect(run.responses.filter((r) => !r.url.replace(/^blob:/, '').startsWith(repoServer.url))).toEqual([]);
   expect(run.responses.map((r) => new URL(r.url).pathname)).toContain('/web/models/default/model.safetensors');
 });
 
-test('the Vite build emits both WASM builds as hashed assets, byte for byte, without warnings', async () => {
+test('the Vite build emits the three WASM builds as hashed assets, byte for byte, without warnings', async () => {
   expect(buildLog).toBe('');
   const assets = await readdir(join(bundleDir, 'assets'));
-  for (const build of ['simd', 'scalar']) {
-    const emitted = assets.filter((f) => new RegExp(`^multihead-${build}-[\\w-]+\\.wasm$`).test(f));
+  for (const build of ['simd', 'scalar', 'simd-threads']) {
+    const emitted = assets.filter((f) => new RegExp(`^multihead-${build}-[\\w-]{8}\\.wasm$`).test(f));
     expect(emitted).toHaveLength(1);
     const [bytes, original] = await Promise.all([
       readFile(join(bundleDir, 'assets', emitted[0])), readFile(join(REPO, `dist/multihead-${build}.wasm`)),

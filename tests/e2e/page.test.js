@@ -96,17 +96,45 @@ test('typing a sentence draws every head in a worker, and the axis labels are mo
   await typeSentence(page, SENTENCE, expected.tokens);
 
   expect(await page.locator('.mh-grid-card canvas[role="img"]').count()).toBe(expected.heads);
-  expect(page.workers()).toHaveLength(1);
+  // The page is cross-origin isolated, so the engine uses every core: the page's worker, and one
+  // more per extra thread.
+  expect(page.workers()).toHaveLength(await page.evaluate(() => navigator.hardwareConcurrency));
   await choose(page, 'One head');
   expect(await texts(page, '.mh-head-queries button')).toEqual(expected.tokens);
   expect(await texts(page, '.mh-head-keys span')).toEqual(expected.tokens);
   await screenshot(page, 'page-head');
 
   // Offline: every request went to the page's own server, the model included.
-  expect(responses.filter((r) => !r.url.startsWith(pageServer.url))).toEqual([]);
+  expect(responses.filter((r) => !r.url.startsWith(pageServer.url) && !r.url.startsWith(`blob:${pageServer.url}`))).toEqual([]);
   expect(responses.some((r) => r.url.endsWith('.safetensors') && r.status === 200)).toBe(true);
   expect(problems).toEqual([]);
   await page.close();
+});
+
+test('the page runs on every core when isolated, on one when served as most hosts do, with the same weights', async () => {
+  const expected = model.run(SENTENCE);
+  const plainServer = await startServer({ root: pageDir, isolated: false });
+  try {
+    const isolated = await openPage();
+    const plain = await openWhen(browser, plainServer.url, () => document.body.dataset.state === 'ready');
+    for (const [{ page, problems }, crossOrigin] of [[isolated, true], [plain, false]]) {
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      const threads = crossOrigin ? cores : 1;
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(crossOrigin);
+      expect(await page.evaluate(() => Number(document.body.dataset.threads))).toBe(threads);
+      expect(page.workers()).toHaveLength(threads); // the page's worker, and one more per extra thread
+      await typeSentence(page, SENTENCE, expected.tokens);
+      await choose(page, 'One head');
+      await page.selectOption('#layer', { value: '1' });
+      await page.selectOption('#head', { value: '1' });
+      const n = expected.tokens.length;
+      expect(await hoverCell(page, n, 3, 2)).toBe(`${expected.tokens[3]} → ${expected.tokens[2]}: ${expected.attention(1, 1)[3 * n + 2].toFixed(3)}`);
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  } finally {
+    await plainServer.close();
+  }
 });
 
 test('hovering a cell shows "query → key: weight" with the engine\'s weight; keys and clicks pin and move', async () => {

@@ -37,10 +37,14 @@ afterAll(async () => {
   await rm(pageDir, { recursive: true, force: true });
 });
 
-/** Records the page's workers as they start and close. */
+/**
+ * Records the page's own workers as they start and close. The engine's thread workers (blob: URLs,
+ * started by an engine worker on an isolated page, and closed with it) are left out.
+ */
 function watchWorkers(page) {
   const workers = [];
   page.on('worker', (worker) => {
+    if (worker.url().startsWith('blob:')) return;
     const record = { worker, closed: false };
     worker.on('close', () => { record.closed = true; });
     workers.push(record);

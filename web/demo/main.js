@@ -135,6 +135,7 @@ function onReady(info) {
 function modelReady(info) {
   state.info = info;
   state.models++;
+  document.body.dataset.threads = String(info.threads); // for tests: the status line is replaced by the next run's
   status(`Model ready: ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel} (${info.simd ? 'SIMD' : 'scalar'} WebAssembly, ${info.threads === 1 ? '1 thread' : `${info.threads} threads`}).`);
   $('model-status').textContent = describeModel(state.model, info);
   showModelName();

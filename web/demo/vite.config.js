@@ -12,9 +12,6 @@ export default {
     outDir: fileURLToPath(new URL('../../build/demo', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
-    // The threaded engine's worker script must stay a file of this origin: inlined as a data: URL
-    // its workers would have no origin, and could neither import the engine nor share its memory.
-    assetsInlineLimit: (file) => (file.endsWith('.worker.js') ? false : undefined),
   },
   worker: { format: 'es' },
 };

@@ -35,8 +35,14 @@ export async function loadEngine(options = {}) {
   const cores = threadCapacity();
   // A count asked for is used as asked where threads exist at all; by default, one per core.
   const threads = !simd || cores === 0 ? 1 : Math.min(wanted ?? cores, MAX_THREADS);
-  const module = await instantiate(simd, threads);
-  return new Engine(module, simd, threads > 1 ? orThrow(module.useThreads(threads)) : 1);
+  let module = null;
+  if (threads > 1) {
+    // Where the threaded build's files cannot be loaded (a bundler that does not copy them), the
+    // engine still works on one thread, and says so.
+    module = await instantiate(simd, threads).catch(() => null);
+  }
+  if (module) return new Engine(module, simd, orThrow(module.useThreads(threads)));
+  return new Engine(await instantiate(simd, 1), simd, 1);
 }
 
 export class Engine {

@@ -20,7 +20,13 @@ export async function instantiate(simd, threads = 1) {
       'In a clone of the repository, run `npm run build` first.', { cause });
   }
   if (threads > 1) {
-    const module = await glue.default({ threadPool: threads - 1, ...(isNode() ? {} : { locateFile: threadFile }) });
+    const files = isNode() ? null : await threadFiles();
+    let module;
+    try {
+      module = await glue.default({ threadPool: threads - 1, ...(files && { locateFile: files.locate }) });
+    } finally {
+      files?.release(); // every worker of the pool has started by now
+    }
     // Idle workers must not keep Node running: the engine's threads sleep between passes.
     for (const worker of module.PThread.unusedWorkers) worker.unref?.();
     return module;
@@ -31,14 +37,19 @@ export async function instantiate(simd, threads = 1) {
 }
 
 /**
- * Where a browser finds the threaded build's .wasm and its workers' script. Literal URLs, so
- * bundlers copy both files as they are: the glue's own `new Worker(new URL(…))` makes bundlers
- * compile the script as a module worker, which the glue then starts as a classic one, and fails.
- * (Node reads both beside the glue: cpp/bindings/node-esm-pre.js.)
+ * Where the threaded build finds its files in a browser (locate, its locateFile): its .wasm, and its workers' script as a blob:
+ * URL of this page's origin. The URLs are literal, so bundlers copy both files; but a bundler may
+ * inline the small script as a data: URL, whose workers would have no origin, and could neither
+ * import the engine's glue nor share its memory. Fetching the script's text works either way.
+ * (Node reads both files beside the glue: cpp/bindings/node-esm-pre.js.)
  */
-function threadFile(path) {
-  if (path.endsWith('.wasm')) return new URL('../../dist/multihead-simd-threads.wasm', import.meta.url).href;
-  return new URL('../../dist/multihead-simd-threads.worker.js', import.meta.url).href;
+async function threadFiles() {
+  const wasm = new URL('../../dist/multihead-simd-threads.wasm', import.meta.url).href;
+  const script = new URL('../../dist/multihead-simd-threads.worker.js', import.meta.url).href;
+  const response = await fetch(script);
+  if (!response.ok) throw new Error(`multihead could not load ${script}: HTTP ${response.status}`);
+  const worker = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
+  return { locate: (path) => (path.endsWith('.wasm') ? wasm : worker), release: () => URL.revokeObjectURL(worker) };
 }
 
 const isNode = () => typeof process === 'object' && typeof process.versions?.node === 'string';

@@ -6,10 +6,12 @@ import { showError, showResult } from '../pages/show.js';
 import '../pages/style.css';
 
 const root = document.getElementById('results');
-const simd = { 0: false, 1: true }[new URLSearchParams(location.search).get('simd')];
+const params = new URLSearchParams(location.search);
+const simd = { 0: false, 1: true }[params.get('simd')];
+const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
 
 try {
-  const page = await runCase(loadEngine, simd);
+  const page = await runCase(loadEngine, simd, threads);
   showResult(root, 'Vite bundle', page);
   window.__result = { page };
   window.__done = true;

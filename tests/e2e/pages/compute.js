@@ -11,18 +11,19 @@ export function caseInput() {
 }
 
 /**
- * Loads the requested build (simd undefined = feature detection), runs CASE and returns plain
- * numbers, which survive postMessage and page.evaluate unchanged.
+ * Loads the requested build (simd undefined = feature detection; threads undefined = one per
+ * core where the page allows), runs CASE and returns plain numbers, which survive postMessage and
+ * page.evaluate unchanged.
  */
-export async function runCase(loadEngine, simd) {
-  const engine = await loadEngine({ simd });
+export async function runCase(loadEngine, simd, threads) {
+  const engine = await loadEngine({ simd, threads });
   try {
     const { nTokens, ...config } = CASE;
     const trace = engine.createAttention(config).forward(caseInput(), nTokens);
     const output = Array.from(trace.output()); // (nTokens, dModel)
     const weights = Array.from(trace.weights(0)); // head 0, (nTokens, nTokens)
     const rowSums = Array.from({ length: nTokens }, (_, i) => sum(weights.slice(i * nTokens, (i + 1) * nTokens)));
-    return { build: engine.build, outputSum: sum(output), rowSums, weights, output };
+    return { build: engine.build, threads: engine.threads, outputSum: sum(output), rowSums, weights, output };
   } finally {
     engine.dispose(); // also disposes the layer
   }
