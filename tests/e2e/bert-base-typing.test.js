@@ -1,0 +1,154 @@
+// Typing with a BERT-base-sized model (12 layers × 12 heads, d_model 768, MLP 3072, vocabulary
+// 30522: 440 MB of F32 weights, random, written here) at 128 tokens, in the page as `npm start`
+// serves it (cross-origin isolated, so on every core), loaded from the fake Hub. The page must keep
+// drawing frames while it computes, and redraw the grid after each keystroke. Reported, not
+// asserted: the time from the last keystroke to the painted grid, and the longest frame while typing.
+import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startServer } from '../../tools/serve.js';
+import { startFakeHub } from '../hub/fake-hub.js';
+import { launchBrowser, openWhen } from './browser.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const ID = 'multihead-test/bert-base-size';
+const SIZE = { vocab: 30522, d: 768, layers: 12, heads: 12, ff: 3072, positions: 512 };
+const TOKENS = 128;
+
+let browser, pageServer, pageDir, hub, modelDir;
+
+/** The tensors of a BertModel of SIZE, as Hugging Face names and shapes them. */
+function tensors() {
+  const { vocab, d, layers, ff, positions } = SIZE;
+  const list = [['embeddings.word_embeddings.weight', [vocab, d]], ['embeddings.position_embeddings.weight', [positions, d]],
+    ['embeddings.token_type_embeddings.weight', [2, d]], ['embeddings.LayerNorm.weight', [d]], ['embeddings.LayerNorm.bias', [d]]];
+  for (let l = 0; l < layers; l++) {
+    const p = `encoder.layer.${l}.`;
+    for (const name of ['attention.self.query', 'attention.self.key', 'attention.self.value', 'attention.output.dense']) {
+      list.push([`${p}${name}.weight`, [d, d]], [`${p}${name}.bias`, [d]]);
+    }
+    list.push([`${p}attention.output.LayerNorm.weight`, [d]], [`${p}attention.output.LayerNorm.bias`, [d]],
+      [`${p}intermediate.dense.weight`, [ff, d]], [`${p}intermediate.dense.bias`, [ff]],
+      [`${p}output.dense.weight`, [d, ff]], [`${p}output.dense.bias`, [d]],
+      [`${p}output.LayerNorm.weight`, [d]], [`${p}output.LayerNorm.bias`, [d]]);
+  }
+  return list;
+}
+
+/** Writes model.safetensors: LayerNorm weights 1, every other value uniform in ±0.05 (a seeded LCG). */
+async function writeWeights(path) {
+  const list = tensors();
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of list) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const out = createWriteStream(path);
+  const write = (chunk) => new Promise((done, fail) => out.write(chunk, (error) => (error ? fail(error) : done())));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  await write(length);
+  await write(Buffer.from(json));
+  let state = 12345;
+  for (const [name, shape] of list) {
+    let left = shape.reduce((a, b) => a * b, 1);
+    while (left > 0) {
+      const values = new Float32Array(Math.min(left, 1 << 20));
+      if (/LayerNorm\.weight$/.test(name)) values.fill(1);
+      else if (!/LayerNorm\.bias$/.test(name)) {
+        for (let i = 0; i < values.length; i++) {
+          state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+          values[i] = (state / 2 ** 32 - 0.5) * 0.1;
+        }
+      }
+      await write(Buffer.from(values.buffer));
+      left -= values.length;
+    }
+  }
+  await new Promise((done) => out.end(done));
+}
+
+beforeAll(async () => {
+  [pageDir, modelDir] = await Promise.all([mkdtemp(join(tmpdir(), 'multihead-typing-page-')), mkdtemp(join(tmpdir(), 'multihead-bert-base-'))]);
+  await promisify(execFile)(process.execPath,
+    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
+  const { vocab, d, layers, heads, ff, positions } = SIZE;
+  await writeFile(join(modelDir, 'config.json'), JSON.stringify({
+    model_type: 'bert', architectures: ['BertModel'], vocab_size: vocab, hidden_size: d, num_hidden_layers: layers,
+    num_attention_heads: heads, intermediate_size: ff, hidden_act: 'gelu', max_position_embeddings: positions,
+    type_vocab_size: 2, layer_norm_eps: 1e-12,
+  }));
+  // A small WordPiece vocabulary: its ids are a subset of the model's 30522.
+  await copyFile(join(REPO, 'tests/fixtures/checkpoints/bert-12x12/tokenizer.json'), join(modelDir, 'tokenizer.json'));
+  await writeWeights(join(modelDir, 'model.safetensors'));
+  [browser, pageServer, hub] = await Promise.all([
+    launchBrowser(), startServer({ root: pageDir }), startFakeHub({ repos: { [ID]: { folder: modelDir } } }),
+  ]);
+}, 300000);
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), pageServer?.close(), hub?.close()]);
+  await Promise.all([pageDir, modelDir].filter(Boolean).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+test('with a BERT-base-sized model at 128 tokens the page redraws the grid after each keystroke, on every core, without freezing', async () => {
+  // 126 one-token words between [CLS] and [SEP]; the last keystrokes retype the last word's letter.
+  const words = 'the cat and the dog came back because every bird could fly after the evening'.split(' ');
+  const text = [...Array.from({ length: TOKENS - 3 }, (_, i) => words[i % words.length]), 'evening'].join(' ');
+  const hash = `#${new URLSearchParams({ model: ID, view: 'grid', layer: 'all', sentence: text })}`;
+  const { page, problems } = await openWhen(browser, `${pageServer.url}?hub=${encodeURIComponent(hub.url)}${hash}`,
+    () => document.body.dataset.model === 'ready' && document.body.dataset.state === 'ready', { width: 1200, height: 900 });
+  await page.waitForFunction((n) => document.querySelectorAll('#tokens .mh-token').length === n, TOKENS, { timeout: 60000 });
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  expect(await page.evaluate(() => Number(document.body.dataset.threads))).toBe(cores);
+  expect(await page.locator('.mh-grid-card canvas[role="img"]').count()).toBe(SIZE.layers * SIZE.heads);
+
+  // In the page: when each input event came, when the page was next ready, the frame after it, and
+  // the longest gap between frames (a frozen page draws none).
+  await page.evaluate(() => {
+    const t = (window.typing = { input: 0, painted: [], longestFrame: 0 });
+    document.querySelector('#sentence').addEventListener('input', () => { t.input = performance.now(); t.waiting = true; });
+    new MutationObserver(() => {
+      if (document.body.dataset.state !== 'ready' || !t.waiting) return;
+      t.waiting = false;
+      const input = t.input;
+      requestAnimationFrame(() => t.painted.push(performance.now() - input));
+    }).observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
+    let last = performance.now();
+    const frame = (now) => {
+      t.longestFrame = Math.max(t.longestFrame, now - last);
+      last = now;
+      if (!t.stop) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+  const field = page.locator('#sentence');
+  await field.focus();
+  await page.keyboard.press('End');
+  const times = [];
+  for (let k = 0; k < 6; k++) {
+    for (const key of ['Backspace', 'g']) { // "evening" → "evenin" (two tokens) → "evening"
+      const before = await page.evaluate(() => window.typing.painted.length);
+      await page.keyboard.press(key);
+      await page.waitForFunction((count) => window.typing.painted.length > count && !window.typing.waiting, before, { timeout: 60000 });
+      if (key === 'g') times.push(await page.evaluate(() => window.typing.painted.at(-1)));
+    }
+  }
+  const longestFrame = await page.evaluate(() => { window.typing.stop = true; return window.typing.longestFrame; });
+  expect(await page.locator('#tokens .mh-token').count()).toBe(TOKENS);
+  expect(await page.locator('.mh-grid-card canvas[role="img"]').count()).toBe(SIZE.layers * SIZE.heads);
+  expect(problems).toEqual([]);
+  times.sort((a, b) => a - b);
+  console.log(`BERT-base-sized model, ${TOKENS} tokens, ${cores} threads: last keystroke to painted grid over ${times.length} keystrokes: ` +
+    `median ${times[times.length >> 1].toFixed(0)} ms, min ${times[0].toFixed(0)}, max ${times.at(-1).toFixed(0)}; ` +
+    `longest frame while typing ${longestFrame.toFixed(0)} ms`);
+  await page.close();
+}, 300000);
