@@ -130,7 +130,7 @@ async function benchShape(shape, engines) {
 /** The WASM heap of a fresh engine around one S4 forward pass that keeps its whole trace. */
 async function heapAtS4() {
   const { n, d, h } = SHAPES[3];
-  const engine = await loadEngine();
+  const engine = await loadEngine({ threads: 1 });
   const layer = engine.createAttention({ dModel: d, numHeads: h, seed: 1 });
   const before = engine.memory();
   layer.forwardView(randomValues(n * d, 3, 1), n);
@@ -228,7 +228,8 @@ async function singleLayer(names) {
   execFileSync(process.execPath, [`${ROOT}tools/build.js`, 'wasm', 'wasm-eigen'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const { default: createEigen } = await import(`${ROOT}build/wasm-eigen/multihead-eigen.mjs`);
   const heap = await heapAtS4(); // first, in a fresh engine, before anything else grows memory
-  const engines = { simd: await loadEngine(), scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), true) };
+  // One thread, as the peers here: the whole-model part compares threads.
+  const engines = { simd: await loadEngine({ threads: 1 }), scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), true) };
   const peak = await measureSimdPeak();
   const shapes = [];
   for (const shape of SHAPES.filter((s) => names.length === 0 || names.includes(s.name))) {

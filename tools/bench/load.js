@@ -33,7 +33,7 @@ clearInterval(sampler);
 const { heapBytes, usedBytes } = engine.memory();
 // The model's float32 weights, as the engine holds them: what the heap is compared with.
 const weights = usedBytes;
-console.log(`${model.architecture}: ${model.numLayers} layers × ${model.numHeads} heads, d ${model.dModel}, vocabulary ${model.vocabSize}`);
+console.log(`${model.architecture} on ${engine.threads} thread${engine.threads === 1 ? '' : 's'}: ${model.numLayers} layers × ${model.numHeads} heads, d ${model.dModel}, vocabulary ${model.vocabSize}`);
 console.log(`loaded in ${seconds.toFixed(2)} s; WASM heap in use ${mib(usedBytes)}, heap size ${mib(heapBytes)} ` +
   `(${(heapBytes / weights).toFixed(2)}× the bytes in use)`);
 console.log(`peak resident memory while loading: +${mib(peak - before)} (${((peak - before) / weights).toFixed(2)}× the bytes in use)`);
