@@ -82,6 +82,14 @@ export async function openWhen(browser, url, ready, options) {
   return opened;
 }
 
+/**
+ * Whether a response came from the server at `origin`. A blob: URL the page made counts as its
+ * origin's: the threaded engine starts its workers from one.
+ */
+export function servedBy(url, origin) {
+  return url.replace(/^blob:/, '').startsWith(origin);
+}
+
 /** Saves a full-page screenshot as screenshots/<name>.png. */
 export async function screenshot(page, name) {
   await mkdir(SCREENSHOTS, { recursive: true });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -79,7 +79,7 @@ test('the picker offers both built-in models; the causal one loads offline, with
   await screenshot(page, 'causal-grid');
 
   // Offline: both models came from the page's own server.
-  expect(responses.filter((r) => !r.url.startsWith(pageServer.url))).toEqual([]);
+  expect(responses.filter((r) => !servedBy(r.url, pageServer.url))).toEqual([]);
   expect(responses.filter((r) => r.url.endsWith('.safetensors') && r.status === 200)).toHaveLength(2);
   expect(problems).toEqual([]);
   await page.close();

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, servedBy } from './browser.js';
 import { MODEL_SENTENCE, runCase, runModel } from './pages/compute.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -102,8 +102,7 @@ test('the default model runs in a page from the package\'s own files, as in Node
   expect(maxAbsDiff(run.result.attention, expected.attention)).toBeLessThan(1e-6);
   expect(maxAbsDiff(run.result.hidden, expected.hidden)).toBeLessThan(1e-5);
   // Everything came from the local server: nothing else is needed, so it works offline.
-  // (The threaded engine's workers start from a blob: URL of the page's own origin.)
-  expect(run.responses.filter((r) => !r.url.replace(/^blob:/, '').startsWith(repoServer.url))).toEqual([]);
+  expect(run.responses.filter((r) => !servedBy(r.url, repoServer.url))).toEqual([]);
   expect(run.responses.map((r) => new URL(r.url).pathname)).toContain('/web/models/default/model.safetensors');
 });
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { figureLayout } from '../../web/src/views/export.js';
-import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SENTENCE = 'The dog chased the ball into the garden.';
@@ -105,7 +105,7 @@ test('typing a sentence draws every head in a worker, and the axis labels are mo
   await screenshot(page, 'page-head');
 
   // Offline: every request went to the page's own server, the model included.
-  expect(responses.filter((r) => !r.url.startsWith(pageServer.url) && !r.url.startsWith(`blob:${pageServer.url}`))).toEqual([]);
+  expect(responses.filter((r) => !servedBy(r.url, pageServer.url))).toEqual([]);
   expect(responses.some((r) => r.url.endsWith('.safetensors') && r.status === 200)).toBe(true);
   expect(problems).toEqual([]);
   await page.close();
