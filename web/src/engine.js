@@ -14,9 +14,9 @@ const MAX_THREADS = 64;
 /**
  * Loads the engine. With `simd` omitted it uses the SIMD build where WebAssembly SIMD is
  * supported and the scalar build elsewhere; `simd: false` forces the scalar build. `threads`
- * (default: every core) is how many threads a pass may use; the engine gets fewer where it
- * cannot have them (engine.threads says how many): one in a page that is not cross-origin
- * isolated, in the single-file build, and with the scalar build.
+ * (default: one per core) is how many threads a pass may use, used as asked wherever threads
+ * exist; engine.threads says how many it got: one in a page that is not cross-origin isolated,
+ * in the single-file build, with the scalar build, and where the threaded build cannot load.
  */
 export async function loadEngine(options = {}) {
   checkObject('loadEngine options', options);

@@ -37,11 +37,11 @@ export async function instantiate(simd, threads = 1) {
 }
 
 /**
- * Where the threaded build finds its files in a browser (locate, its locateFile): its .wasm, and its workers' script as a blob:
- * URL of this page's origin. The URLs are literal, so bundlers copy both files; but a bundler may
- * inline the small script as a data: URL, whose workers would have no origin, and could neither
- * import the engine's glue nor share its memory. Fetching the script's text works either way.
- * (Node reads both files beside the glue: cpp/bindings/node-esm-pre.js.)
+ * Where the threaded build finds its files in a browser (`locate`, its locateFile): its .wasm,
+ * and its workers' script as a blob: URL of this page's origin. The URLs are literal, so bundlers
+ * copy both files; but a bundler may inline the small script as a data: URL, whose workers would
+ * have no origin, and could neither import the engine's glue nor share its memory. Fetching the
+ * script's text works either way. (Node reads both beside the glue: cpp/bindings/node-esm-pre.js.)
  */
 async function threadFiles() {
   const wasm = new URL('../../dist/multihead-simd-threads.wasm', import.meta.url).href;
