@@ -533,11 +533,10 @@ void ModelLoader::store(const void* values, size_t count) {
 void ModelLoader::complete_slot() {
   for (const Slot::Pack& p : slots_[slot_].packs) {
     // Panel by panel, spread over the threads: each panel is packed from its own columns.
-    const size_t k = p.out->rows, n = p.out->cols, panels = (n + kernels::kPanelWidth - 1) / kernels::kPanelWidth;
-    parallel_ranges(panels, 4, [&](size_t p0, size_t p1) {
-      const size_t j0 = p0 * kernels::kPanelWidth, j1 = std::min(n, p1 * kernels::kPanelWidth);
+    const size_t k = p.out->rows;
+    parallel_panels(p.out->cols, 4, [&](size_t j0, size_t j1, size_t panel) {
       kernels::pack_b(k, j1 - j0, staging_.data() + p.offset + j0 * p.col_stride, p.row_stride, p.col_stride, 1.0f,
-                      p.out->data.data() + p0 * p.out->panel_stride());
+                      p.out->data.data() + panel * p.out->panel_stride());
     });
   }
 }

@@ -142,6 +142,13 @@ void parallel_ranges(size_t count, size_t grain, const std::function<void(size_t
   });
 }
 
+void parallel_panels(size_t n, size_t grain, const std::function<void(size_t, size_t, size_t)>& body) {
+  const size_t panels = (n + kernels::kPanelWidth - 1) / kernels::kPanelWidth;
+  parallel_ranges(panels, grain, [&](size_t p0, size_t p1) {
+    body(p0 * kernels::kPanelWidth, std::min(n, p1 * kernels::kPanelWidth), p0);
+  });
+}
+
 void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                    size_t panel_stride, const float* bias, float* c, size_t ldc) {
   const size_t panels = (n + kernels::kPanelWidth - 1) / kernels::kPanelWidth;
@@ -149,9 +156,8 @@ void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const flo
   if (threads == 1 || m * n * k < kParallelWork) {
     gemm(m, n, k, a, lda, b_packed, panel_stride, bias, c, ldc);
   } else if (panels >= threads) {
-    parallel_ranges(panels, 1, [&](size_t p0, size_t p1) {
-      const size_t j0 = p0 * kernels::kPanelWidth, j1 = std::min(n, p1 * kernels::kPanelWidth);
-      gemm(m, j1 - j0, k, a, lda, b_packed + p0 * panel_stride, panel_stride, bias ? bias + j0 : nullptr, c + j0, ldc);
+    parallel_panels(n, 1, [&](size_t j0, size_t j1, size_t panel) {
+      gemm(m, j1 - j0, k, a, lda, b_packed + panel * panel_stride, panel_stride, bias ? bias + j0 : nullptr, c + j0, ldc);
     });
   } else {
     // Rows in pairs, the SIMD kernel's tile height, so every row is computed by the same tile.

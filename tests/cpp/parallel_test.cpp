@@ -4,6 +4,7 @@
 // reports 1 and the comparisons hold trivially (the threaded WASM build is tested from Jest).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -97,6 +98,25 @@ TEST(ParallelFor, ALoopInsideATaskRunsInThatTask) {
     });
   });
   for (auto& r : runs) EXPECT_EQ(r, 1);
+}
+
+TEST(ParallelPanels, CoversTheColumnsOnceInWholePanelsItNumbers) {
+  const size_t w = kernels::kPanelWidth;
+  for (int t = 1; t <= kMostThreads; ++t) {
+    Threads threads(t);
+    for (size_t n : {size_t{0}, size_t{1}, w - 1, w, w + 1, 7 * w + 3, 64 * w}) {
+      for (size_t grain : {1, 4}) {
+        std::vector<std::atomic<int>> covered(n);
+        std::atomic<bool> misplaced{false};
+        parallel_panels(n, grain, [&](size_t j0, size_t j1, size_t panel) {
+          if (j0 != panel * w || j1 <= j0 || j1 > n || (j1 % w != 0 && j1 != n)) misplaced = true;
+          for (size_t j = j0; j < std::min(j1, n); ++j) covered[j]++;
+        });
+        EXPECT_FALSE(misplaced) << n << " columns, grain " << grain << ", " << t << " threads";
+        for (size_t j = 0; j < n; ++j) EXPECT_EQ(covered[j], 1) << "column " << j << " of " << n;
+      }
+    }
+  }
 }
 
 TEST(ParallelGemm, GivesTheKernelsBitsAtEveryThreadCountAndShape) {

@@ -40,6 +40,11 @@ void parallel_for(size_t count, size_t work, const std::function<void(size_t i, 
 // each; `grain` is the smallest range worth a thread of its own.
 void parallel_ranges(size_t count, size_t grain, const std::function<void(size_t begin, size_t end)>& body);
 
+// Splits `n` columns into ranges of whole kernels::kPanelWidth-wide panels, at least `grain` panels
+// each, and runs body(j0, j1, panel) on each range: columns [j0, j1), of which j0 starts panel
+// number `panel` of a packed operand (kernels::pack_b).
+void parallel_panels(size_t n, size_t grain, const std::function<void(size_t j0, size_t j1, size_t panel)>& body);
+
 // kernels::GemmFn `gemm`, C = A·B + bias (shapes as kernels.h), split over B's column panels, or
 // over A's rows when B has fewer panels than there are threads (the LM head's single column).
 // Small products run in the calling thread.
