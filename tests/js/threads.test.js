@@ -33,11 +33,13 @@ function expectSameBits(a, b, what) {
 test('an engine says how many threads it got: one per core by default, as asked, one for the scalar build', async () => {
   expect(one.threads).toBe(1);
   expect(three.threads).toBe(3);
+  expect([one.threadsError, three.threadsError]).toEqual([null, null]);
   const byDefault = await loadEngine();
   expect(byDefault.threads).toBe(globalThis.navigator?.hardwareConcurrency ?? availableParallelism());
   byDefault.dispose();
   const scalar = await loadEngine({ simd: false, threads: 4 });
   expect(scalar.threads).toBe(1);
+  expect(scalar.threadsError).toBeNull(); // not a failure: the scalar build has no threads to load
   scalar.dispose();
 });
 

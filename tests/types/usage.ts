@@ -10,6 +10,7 @@ const build: 'simd' | 'scalar' = engine.build;
 const threads: number = (await loadEngine({ threads: 2 })).threads + engine.threads;
 // @ts-expect-error threads is a number
 await loadEngine({ threads: '2' });
+const whyOneThread: string | undefined = engine.threadsError?.message;
 const layer = engine.createAttention({ dModel: 12, numHeads: 3, causal: true, seed: 1 });
 const trace: AttentionTrace = layer.forward(new Float32Array(7 * 12), 7, { keyMask: [1, 1, 1, 1, 1, 0, 0] });
 const view: boolean = layer.forwardView(new Float32Array(7 * 12), 7).view;
@@ -18,7 +19,7 @@ const parts: Float32Array[] = [
   trace.concat(), trace.output(), layer.output([0.5, 0.25], 1),
 ];
 const sizes: number[] = [trace.nTokens, trace.dHead, engine.limits.maxTokens, engine.memory().usedBytes, parts.length];
-console.log(build, threads, sizes, layer.disposed);
+console.log(build, threads, whyOneThread, sizes, layer.disposed);
 layer.dispose();
 
 const model = await engine.loadModel();

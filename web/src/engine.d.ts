@@ -107,6 +107,8 @@ export class Engine {
   readonly build: 'simd' | 'scalar';
   /** The threads a pass uses, the calling one included: 1 unless the threaded build loaded. */
   readonly threads: number;
+  /** Why the threaded build could not load, where loadEngine fell back to one thread for that reason; otherwise null. */
+  readonly threadsError: Error | null;
   /** Largest accepted sizes. A forward pass is also refused (RangeError) if it would need over 1 GiB. */
   readonly limits: { readonly maxTokens: number; readonly maxDModel: number };
   /**

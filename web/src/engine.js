@@ -16,7 +16,8 @@ const MAX_THREADS = 64;
  * supported and the scalar build elsewhere; `simd: false` forces the scalar build. `threads`
  * (default: one per core) is how many threads a pass may use, used as asked wherever threads
  * exist; engine.threads says how many it got: one in a page that is not cross-origin isolated,
- * in the single-file build, with the scalar build, and where the threaded build cannot load.
+ * in the single-file build, with the scalar build, and where the threaded build cannot load
+ * (engine.threadsError then says why).
  */
 export async function loadEngine(options = {}) {
   checkObject('loadEngine options', options);
@@ -35,14 +36,19 @@ export async function loadEngine(options = {}) {
   const cores = threadCapacity();
   // A count asked for is used as asked where threads exist at all; by default, one per core.
   const threads = !simd || cores === 0 ? 1 : Math.min(wanted ?? cores, MAX_THREADS);
-  let module = null;
+  let threadsError = null;
   if (threads > 1) {
     // Where the threaded build's files cannot be loaded (a bundler that does not copy them), the
-    // engine still works on one thread, and says so.
-    module = await instantiate(simd, threads).catch(() => null);
+    // engine still works on one thread, and keeps the reason.
+    let module = null;
+    try {
+      module = await instantiate(simd, threads);
+    } catch (error) {
+      threadsError = error instanceof Error ? error : new Error(String(error));
+    }
+    if (module) return new Engine(module, simd, orThrow(module.useThreads(threads)));
   }
-  if (module) return new Engine(module, simd, orThrow(module.useThreads(threads)));
-  return new Engine(await instantiate(simd, 1), simd, 1);
+  return new Engine(await instantiate(simd, 1), simd, 1, threadsError);
 }
 
 export class Engine {
@@ -51,11 +57,12 @@ export class Engine {
   #disposed = false;
 
   /** @internal Use loadEngine(). */
-  constructor(module, simd, threads = 1) {
+  constructor(module, simd, threads = 1, threadsError = null) {
     this.#module = module;
     this.simd = simd;
     this.build = simd ? 'simd' : 'scalar';
     this.threads = threads;
+    this.threadsError = threadsError;
     this.limits = Object.freeze({ maxTokens: module.maxTokens, maxDModel: module.maxDModel });
   }
 

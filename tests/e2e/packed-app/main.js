@@ -1,6 +1,6 @@
 // Registers <multihead-view> and runs the model through the API, both by the package's names;
-// publishes window.__result (the API's tokens and layer 2 head 2 weights, and what the element
-// drew) and window.__done, or window.__error.
+// publishes window.__result (the API's tokens and layer 2 head 2 weights, what the element drew,
+// and the engine's threads) and window.__done, or window.__error.
 import 'multihead/element';
 import { loadEngine } from 'multihead';
 
@@ -8,7 +8,8 @@ const view = document.getElementById('view');
 
 try {
   // The element's model attribute, when the app hosts the model itself (the esbuild app does).
-  const model = await (await loadEngine()).loadModel(view.getAttribute('model') ?? undefined);
+  const engine = await loadEngine();
+  const model = await engine.loadModel(view.getAttribute('model') ?? undefined);
   const r = model.run('The cat sat on the mat.');
   if (view.state !== 'ready') {
     await new Promise((resolve, reject) => {
@@ -20,6 +21,7 @@ try {
     tokens: r.tokens,
     weights: Array.from(r.attention(1, 1)),
     element: { tokens: view.tokens, title: view.shadowRoot.querySelector('.mh-head-title').textContent },
+    threads: { got: engine.threads, error: engine.threadsError?.message ?? null, cores: navigator.hardwareConcurrency },
   };
   window.__done = true;
 } catch (error) {
