@@ -93,6 +93,7 @@ export function servedBy(url, origin) {
 /** Saves a full-page screenshot as screenshots/<name>.png. */
 export async function screenshot(page, name) {
   await mkdir(SCREENSHOTS, { recursive: true });
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]')); // a grid drawing in slices
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 

@@ -436,9 +436,24 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
   await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 60000 });
   const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
   expect(error).toBeUndefined();
-  expect(result).toEqual({ cards: 144, badges: 144 });
-
+  // update() returned with the labels and badges changed (none is off now) and the heatmaps still
+  // drawing in slices; when they are done, each shows 64 tokens, none the abandoned 128.
+  expect(result).toEqual({ cards: 144, badges: 144, busy: 'true', off: 0 });
+  const drawn = () => page.waitForFunction(() => !document.querySelector('.mh-grid[aria-busy]'));
+  await drawn();
   const thumbs = page.locator('.mh-grid-card .mh-matrix');
+  const lastCell = async (card) => { // the readout of a thumbnail's bottom-right cell
+    const thumb = thumbs.nth(card);
+    await thumb.scrollIntoViewIfNeeded();
+    const box = await thumb.boundingBox();
+    await thumb.hover({ position: { x: box.width - 0.5, y: box.height - 0.5 } });
+    return page.locator('.mh-grid-readout').textContent();
+  };
+  for (const card of [0, 77, 143]) expect(await lastCell(card)).toMatch(/: t63 → t63: \d\.\d{3}$/);
+  await page.evaluate(() => window.__showAll());
+  await drawn();
+  await page.evaluate(() => performance.clearMeasures('grid-hover-to-paint')); // only the hovers below
+
   const HOVERS = 60;
   for (let k = 0; k < HOVERS; k++) {
     const thumb = thumbs.nth((k * 29) % 144);
@@ -455,6 +470,7 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
     `p90 ${at(0.9)} ms, max ${at(1)} ms (one frame at 60 Hz is 16.7 ms)`);
   // The last hover named its head and role: thumbnail (59 · 29) mod 144 = 127 is layer 11 head 8.
   await expect(page.locator('.mh-grid-readout').textContent()).resolves.toMatch(/^layer 11 head 8, (no clear role|[a-z]+ \d\.\d{3}): t\d+ → t\d+: \d\.\d{3}$/);
+  expect(await lastCell(143)).toMatch(/^layer 12 head 12, .*: t127 → t127: \d\.\d{3}$/);
   // A badge is a toggle, by pointer and by keyboard.
   await page.locator('.mh-role-badge').nth(13).click();
   await page.locator('.mh-role-badge').nth(14).focus();

@@ -18,7 +18,8 @@
 //
 // Events (CustomEvent, bubbling out of the shadow root, except error). layer and head count from
 // 1 as the attributes do; query and key index `tokens` from 0:
-// - render { tokens, view, layer, heads } after each drawing;
+// - render { tokens, view, layer, heads } after each drawing (a grid of many heads may go on drawing
+//   its heatmaps for a few frames, with aria-busy on the view meanwhile);
 // - tokenselect { layer, heads, query, token } when a query row is pinned (query null: unpinned);
 // - cellselect { layer, heads, query, key, queryToken, keyToken, weight } when a cell is chosen;
 // - headselect { layer, head } when a head of the grid is chosen; unless cancelled, the element

@@ -3,6 +3,9 @@
 // draws it. Each hover's time to paint is recorded as a 'grid-hover-to-paint' performance measure:
 // from the first pointermove a frame will show to the moment after that frame is painted. Added to
 // views.html, which has the import map the views need.
+// Before that, window.__showAll() draws it, the heads are given at 128 tokens, all switched off,
+// and at once at 64 tokens: what is left of the first drawing, in slices, must be abandoned (the
+// second, quicker to draw, would otherwise be overtaken by it).
 import { loadEngine } from '/web/src/index.js';
 import { headRoles } from '/web/src/head-roles.js';
 import { createGridView } from '/web/src/views/grid-view.js';
@@ -16,18 +19,24 @@ try {
   document.head.append(style);
   const engine = await loadEngine();
   const x = Float32Array.from({ length: N * D }, (_, i) => Math.sin(i * 0.37) + Math.cos(i * 0.011)); // (N, D)
-  const layers = Array.from({ length: LAYERS }, (_, l) => {
+  const run = (n) => Array.from({ length: LAYERS }, (_, l) => {
     const attention = engine.createAttention({ dModel: D, numHeads: HEADS, causal: false, seed: 11 + l });
-    const trace = attention.forward(x, N);
+    const trace = attention.forward(x.subarray(0, n * D), n);
     return { weights: Array.from({ length: HEADS }, (_, h) => trace.weights(h)) };
   });
+  const layers = run(N);
   const tokens = Array.from({ length: N }, (_, i) => `t${i}`);
   const roles = headRoles({ tokens, layers: LAYERS, heads: HEADS, attention: (l, h) => layers[l].weights[h] });
   window.__toggled = [];
-  const view = createGridView(document.body.appendChild(document.createElement('div')), {
+  const root = document.body.appendChild(document.createElement('div'));
+  const view = createGridView(root, {
     onToggleHead: (layer, head) => window.__toggled.push([layer, head]),
   });
-  view.update({
+  const plain = (runs, off) => runs.map((l, i) => ({ title: `Layer ${i + 1}`, weights: l.weights, ablated: l.weights.map(() => off) }));
+  view.update({ tokens, causal: false, title: 'Every layer', rows: plain(layers, true) });
+  view.update({ tokens: tokens.slice(0, N / 2), causal: false, title: 'Every layer', rows: plain(run(N / 2), false) });
+  const busy = root.getAttribute('aria-busy');
+  window.__showAll = () => view.update({
     tokens, causal: false, title: 'Every layer',
     rows: layers.map((l, i) => ({
       title: `Layer ${i + 1}`, weights: l.weights, ablated: l.weights.map(() => false),
@@ -49,7 +58,10 @@ try {
       channel.port2.postMessage(null);
     });
   }, { capture: true });
-  window.__result = { cards: document.querySelectorAll('.mh-grid-card').length, badges: document.querySelectorAll('.mh-role-badge').length };
+  window.__result = {
+    cards: document.querySelectorAll('.mh-grid-card').length, badges: document.querySelectorAll('.mh-role-badge').length,
+    busy, off: document.querySelectorAll('.mh-off').length,
+  };
   window.__done = true;
 } catch (error) {
   window.__error = String(error?.stack ?? error);

@@ -15,6 +15,12 @@ const GAP = 12; // CSS px between cards
 
 const THUMB_MIN = 56; // CSS px: the smallest thumbnail of the every-layer grid
 
+// Redrawing BERT-base's 144 heatmaps at 128 tokens takes about 300 ms, far more than a frame: the
+// heatmaps are drawn in slices of about this many ms, one per frame, so typing and hovering go
+// on; an update abandons what is left of the one before. aria-busy marks the view meanwhile.
+// Labels and badges change at once.
+const SLICE_MS = 12;
+
 // A role's name on a badge as narrow as a thumbnail; the hover readout and the title say it whole.
 const SHORT_ROLE = { previous: 'prev', punctuation: 'punct', duplicate: 'dup', induction: 'induct' };
 
@@ -26,7 +32,7 @@ export function roleText(top, digits = 3) {
 export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
   // data: { tokens, weights: per head (n × n), title }, or { tokens, rows: [{ title, weights,
   // roles?: ({ role, score } | null) per head, ablated?: boolean per head }], title }
-  const state = { data: null, cards: [], shape: '' };
+  const state = { data: null, cards: [], shape: '', pass: 0 };
   const scale = weightScale();
   root.replaceChildren();
   root.classList.add('mh-grid');
@@ -42,6 +48,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     button.type = 'button';
     const name = layer === null ? `head ${head + 1}` : `layer ${layer + 1} head ${head + 1}`;
     const matrix = new MatrixCanvas({ label: name, square: true, maxCell: 24 });
+    const shown = { tokens: [] }; // the tokens of the weights the matrix shows
     button.append(matrix.element, el('span', '', layer === null ? name : `${head + 1}`));
     button.addEventListener('click', () => onSelectHead(head, layer));
     // The head's name, its role and whether it is off, then the cell under the pointer.
@@ -51,13 +58,14 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       return `${name}${role}${row?.ablated?.[head] ? ' (switched off)' : ''}`;
     };
     button.addEventListener('pointermove', (event) => {
+      // What the card shows, which for a few frames after an update may be the update before.
       const cell = matrix.cellAt(event.clientX, event.clientY);
       matrix.mark({ cells: cell ? [[cell.row, cell.col]] : [] });
-      readout.textContent = cell ? `${about()}: ${weightText(state.data.tokens, weightsOf(head, layer), cell.row, cell.col)}` : about();
+      readout.textContent = cell ? `${about()}: ${weightText(shown.tokens, matrix.values, cell.row, cell.col)}` : about();
     });
     button.addEventListener('focus', () => { readout.textContent = about(); });
     button.addEventListener('pointerleave', () => matrix.mark({}));
-    if (layer === null) return { element: button, button, matrix, head, layer };
+    if (layer === null) return { element: button, button, matrix, shown, head, layer };
     // The every-layer grid: a badge under the thumbnail, a toggle when the page can switch heads off.
     const badge = el(onToggleHead ? 'button' : 'span', 'mh-role-badge');
     if (onToggleHead) {
@@ -66,10 +74,8 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     }
     const element = el('div', 'mh-grid-cell');
     element.append(button, badge);
-    return { element, button, matrix, head, layer, badge, about };
+    return { element, button, matrix, shown, head, layer, badge, about };
   }
-
-  const weightsOf = (head, layer) => (layer === null ? state.data.weights : state.data.rows[layer].weights)[head];
 
   /** (Re)builds the cards when the number of layers or heads changes. */
   function build(data) {
@@ -119,12 +125,34 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       side = Math.floor((width - GAP * (across - 1)) / across) - 10;
     }
     for (const c of state.cards) {
-      const { button, matrix, head, layer } = c;
-      matrix.draw(weightsOf(head, layer), n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
+      const { button, head, layer } = c;
       const where = layer === null ? `${data.title ?? ''} head ${head + 1}` : `Layer ${layer + 1} head ${head + 1}`;
       button.setAttribute('aria-label', `${where}: enlarge`.trim());
       if (c.badge) showBadge(c, data.rows[layer], side);
     }
+    drawCards(state.cards, ({ matrix, shown, head, layer }) => {
+      const weights = (layer === null ? data.weights : data.rows[layer].weights)[head];
+      matrix.draw(weights, n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
+      shown.tokens = data.tokens;
+    });
+  }
+
+  /** draw(card) for every card, in slices of SLICE_MS; a later call, or destroy(), stops this one. */
+  function drawCards(list, draw) {
+    const pass = ++state.pass;
+    let next = 0;
+    const slice = () => {
+      if (pass !== state.pass) return;
+      const start = performance.now();
+      while (next < list.length && (next === 0 || performance.now() - start < SLICE_MS)) draw(list[next++]);
+      if (next < list.length) {
+        root.setAttribute('aria-busy', 'true');
+        requestAnimationFrame(slice); // one slice a frame, so each frame is painted
+      } else {
+        root.removeAttribute('aria-busy');
+      }
+    };
+    slice();
   }
 
   /** A card's badge: the head's top role (or a dash), marked when the head is switched off. */
@@ -147,6 +175,8 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
   return {
     update,
     destroy() {
+      state.pass++;
+      root.removeAttribute('aria-busy');
       root.replaceChildren();
     },
   };

@@ -113,7 +113,7 @@ export class MatrixCanvas {
     const box = this.overlay.getBoundingClientRect();
     const col = Math.floor((clientX - box.left) / this.cellWidth);
     const row = Math.floor((clientY - box.top) / this.cellHeight);
-    if (row < 0 || col < 0 || row >= this.rows || col >= this.cols) return null;
+    if (!(row >= 0 && col >= 0 && row < this.rows && col < this.cols)) return null; // NaN before the first draw
     return { row, col };
   }
 
