@@ -416,7 +416,15 @@ function request() {
     return;
   }
   const asked = missing();
-  if (asked === null) return render();
+  if (asked === null) {
+    // What is on screen is what the inputs ask for: a request that ended stale found them back
+    // where they were (a letter typed and deleted while it ran), and the page is ready again.
+    if (document.body.dataset.state === 'busy') {
+      status(state.result.summary);
+      document.body.dataset.state = 'ready';
+    }
+    return render();
+  }
   state.busy = true;
   state.stale = false;
   document.body.dataset.state = 'busy';
