@@ -6,7 +6,8 @@
 // are cross-origin isolated (COOP and COEP headers), which browsers require before they share
 // memory with workers, so the engine can use threads; { isolated: false } serves a page as most
 // hosts do. Every response may be embedded by other origins (CORP cross-origin), so an isolated
-// page of one server can load files from another.
+// page of one server can load files from another. { headers } adds headers to every response
+// (a test's Content-Security-Policy).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -32,11 +33,12 @@ const MIME_TYPES = {
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
 /** Serves `root` until close(); port 0 picks a free port. Resolves to { url, close() }. */
-export function startServer({ root, port = 0, host = '127.0.0.1', isolated = true }) {
+export function startServer({ root, port = 0, host = '127.0.0.1', isolated = true, headers = {} }) {
   const base = resolve(root);
   const server = createServer((request, response) => {
     response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     if (isolated) for (const [name, value] of Object.entries(ISOLATION)) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     respond(base, request, response).catch((error) => {
       if (!response.headersSent) send(response, 500, `Internal error: ${error.message}`);
       else response.destroy(error);

@@ -92,6 +92,23 @@ describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
   });
 });
 
+test('where a Content-Security-Policy forbids blob: workers, the engine runs on one thread and says why', async () => {
+  const expected = await runCase(loadEngine, true, 2);
+  const strict = await startServer({ root: REPO, headers: { 'Content-Security-Policy': "worker-src 'self'" } });
+  try {
+    const run = await browser.run(`${strict.url}tests/e2e/pages/load.html?simd=1&threads=2`, 'csp-no-blob-workers');
+    expect(run.error).toBeUndefined();
+    for (const where of ['page', 'worker']) {
+      expect(run.result[where]).toMatchObject({ threads: 1, threadsError: expect.stringMatching(/could not start the threaded build's workers/) });
+      expectSameAttention(run.result[where], expected);
+    }
+    // The browser reports the blocked worker of the page's pool (the worker's console is its own).
+    expect(run.problems).toEqual([expect.stringMatching(/blob:.*violates .*worker-src/)]);
+  } finally {
+    await strict.close();
+  }
+});
+
 test('the default model runs in a page from the package\'s own files, as in Node', async () => {
   const expected = await runModel(loadEngine, MODEL_SENTENCE);
   const run = await browser.run(`${repoServer.url}tests/e2e/pages/model.html`, 'model');

@@ -21,11 +21,14 @@ export async function instantiate(simd, threads = 1) {
   }
   if (threads > 1) {
     const files = isNode() ? null : await threadFiles();
+    const settings = { threadPool: threads - 1, ...(files && { locateFile: files.locate }) };
     let module;
     try {
-      module = await glue.default({ threadPool: threads - 1, ...(files && { locateFile: files.locate }) });
+      const ready = glue.default(settings); // creates the pool's workers before it returns
+      ready.catch(() => {}); // after a failed worker nothing waits for it
+      module = files ? await Promise.race([ready, poolFailure(settings.PThread.unusedWorkers)]) : await ready;
     } finally {
-      files?.release(); // every worker of the pool has started by now
+      files?.release(); // every worker of the pool has started by now, or failed
     }
     // Idle workers must not keep Node running: the engine's threads sleep between passes.
     for (const worker of module.PThread.unusedWorkers) worker.unref?.();
@@ -50,6 +53,23 @@ async function threadFiles() {
   if (!response.ok) throw new Error(`multihead could not load ${script}: HTTP ${response.status}`);
   const worker = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
   return { locate: (path) => (path.endsWith('.wasm') ? wasm : worker), release: () => URL.revokeObjectURL(worker) };
+}
+
+/**
+ * Rejects when a browser cannot start one of the pool's workers, as under a Content-Security-Policy
+ * whose worker-src leaves out blob:. Emscripten 3.1.6 would wait for that worker forever; the
+ * workers are stopped instead, and loadEngine goes on with one thread.
+ */
+function poolFailure(workers) {
+  return new Promise((_, reject) => {
+    for (const worker of workers) {
+      worker.addEventListener('error', (event) => {
+        for (const w of workers) w.terminate();
+        reject(new Error(`multihead could not start the threaded build's workers${event.message ? ` (${event.message})` : ''}; ` +
+          'a Content-Security-Policy whose worker-src leaves out blob: forbids them, for one'));
+      }, { once: true });
+    }
+  });
 }
 
 const isNode = () => typeof process === 'object' && typeof process.versions?.node === 'string';

@@ -23,7 +23,7 @@ export async function runCase(loadEngine, simd, threads) {
     const output = Array.from(trace.output()); // (nTokens, dModel)
     const weights = Array.from(trace.weights(0)); // head 0, (nTokens, nTokens)
     const rowSums = Array.from({ length: nTokens }, (_, i) => sum(weights.slice(i * nTokens, (i + 1) * nTokens)));
-    return { build: engine.build, threads: engine.threads, outputSum: sum(output), rowSums, weights, output };
+    return { build: engine.build, threads: engine.threads, threadsError: engine.threadsError?.message ?? null, outputSum: sum(output), rowSums, weights, output };
   } finally {
     engine.dispose(); // also disposes the layer
   }
