@@ -18,6 +18,10 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const BUILDS = [['SIMD', 'simd', true, 1, 'simd'], ['scalar', 'scalar', false, 1, 'scalar'],
   ['SIMD with 2 threads', 'simd', true, 2, 'simd-threads']];
 
+// What a careful host allows: its own scripts, WebAssembly, the blob: workers of the threaded build,
+// and the test page's data: icon.
+const NO_EVAL = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; img-src data:";
+
 let browser, repoServer, bundleServer, bundleDir, buildLog;
 
 beforeAll(async () => {
@@ -77,6 +81,22 @@ describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
     expect([run.result.page.threads, run.result.worker.threads]).toEqual([threads, threads]);
     const fetched = [`/dist/multihead-${wasm}.wasm`, 200, 'application/wasm'];
     expect(wasmFetches(run.responses)).toEqual([fetched, fetched]);
+  });
+
+  test('computes the same attention under a Content-Security-Policy that forbids eval', async () => {
+    // 'wasm-unsafe-eval' lets WebAssembly compile and nothing else: the engine's JavaScript must
+    // not make code from strings (embind does, unless built with DYNAMIC_EXECUTION=0).
+    const strict = await startServer({ root: REPO, headers: { 'Content-Security-Policy': NO_EVAL } });
+    try {
+      const run = await browser.run(`${strict.url}tests/e2e/pages/load.html?simd=${Number(simd)}&threads=${threads}`, `csp-no-eval-${wasm}`);
+      expect(run.error).toBeUndefined();
+      expect(run.problems).toEqual([]);
+      expectSameAttention(run.result.page, expected);
+      expectSameAttention(run.result.worker, expected);
+      expect([run.result.page.threads, run.result.worker.threads]).toEqual([threads, threads]);
+    } finally {
+      await strict.close();
+    }
   });
 
   test('computes the same attention from a Vite production bundle', async () => {
