@@ -44,6 +44,25 @@ const ELEMENT_CSS = `
 :host([data-state="error"]) .status { color: var(--mh-warn); }
 `;
 
+let sheet = null;
+
+/**
+ * Gives a shadow root the element's CSS: one constructed sheet shared by every element, which a
+ * host page's Content-Security-Policy allows where it forbids inline <style> ('unsafe-inline').
+ * Browsers without constructed sheets (Safari before 16.4) get a <style> element instead.
+ */
+function adoptStyles(root) {
+  if (!('adoptedStyleSheets' in root)) {
+    root.append(el('style', null, ELEMENT_CSS + VIEWS_CSS));
+    return;
+  }
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(ELEMENT_CSS + VIEWS_CSS);
+  }
+  root.adoptedStyleSheets = [sheet];
+}
+
 // Shared by every element on the page: one engine, and one loaded model per source, with the
 // elements using it. A model no element uses is freed after RELEASE_MS, not at once, so an element
 // moved in the page (disconnected, then connected again) keeps its model.
@@ -112,8 +131,6 @@ export class MultiheadView extends HTMLElement {
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    const style = el('style');
-    style.textContent = ELEMENT_CSS + VIEWS_CSS;
     const status = el('p', 'status', 'Loading the attention engine…');
     status.setAttribute('role', 'status');
     const view = el('div', 'view');
@@ -121,7 +138,8 @@ export class MultiheadView extends HTMLElement {
     const probe = el('div', 'probe');
     const frame = el('div', 'frame');
     frame.append(status, view, probe);
-    root.append(style, frame);
+    adoptStyles(root);
+    root.append(frame);
     this.#dom = { frame, status, view, probe };
   }
 
