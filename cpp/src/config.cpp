@@ -205,12 +205,6 @@ const Format& format_of(const json& config) {
   throw std::invalid_argument("config.json: model_type " + shown(*model_type) + " is not supported; " + kSupported);
 }
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(size_t{1} << 30));
-  return text;
-}
-
 void check_architecture_fields(const ModelConfig& c, const std::string& source) {
   const ArchitectureSpec& spec = architecture_spec(c.architecture);
   if (spec.token_types && (c.type_vocab_size < 1 || c.type_vocab_size > kMaxTypeVocabulary)) {
@@ -260,8 +254,8 @@ void check_model_config(const ModelConfig& c, const std::string& source) {
   if (bytes > double(kMaxModelBytes)) {
     throw LimitError(source + ": vocab_size (" + str(c.vocab_size) + "), hidden_size (" + str(c.hidden_size) +
                      "), num_hidden_layers (" + str(c.num_hidden_layers) + "), intermediate_size (" + str(c.intermediate_size) +
-                     ") and max_position_embeddings (" + str(c.max_position_embeddings) + ") make " + gib(bytes) +
-                     " of float32 weights, above the limit of " + gib(double(kMaxModelBytes)));
+                     ") and max_position_embeddings (" + str(c.max_position_embeddings) + ") make " + gib_text(bytes) +
+                     " of float32 weights, above the limit of " + gib_text(double(kMaxModelBytes)));
   }
 }
 
@@ -287,6 +281,12 @@ ModelConfig parse_model_config(const std::string& json_text) {
   check_heads_divide(c, f);
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
+}
+
+std::string gib_text(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(size_t{1} << 30));
+  return text;
 }
 
 }  // namespace multihead

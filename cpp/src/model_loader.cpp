@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -242,8 +241,6 @@ std::string full_name(const TensorRule& r, int layer, const std::string& prefix)
 
 bool is_staged(Layout l) { return l == Layout::linear || l == Layout::conv1d || l == Layout::fused_qkv; }
 
-double gib(double bytes) { return bytes / double(size_t{1} << 30); }
-
 // Floats of every buffer the model will hold (packed matrices with their padding).
 double model_floats(const ModelConfig& c, bool head) {
   const ArchitectureSpec& spec = architecture_spec(c.architecture);
@@ -270,12 +267,6 @@ ModelLoader::ModelLoader(ModelLoader&&) noexcept = default;
 ModelLoader& ModelLoader::operator=(ModelLoader&&) noexcept = default;
 
 namespace {
-
-std::string gib_text(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", gib(bytes));
-  return text;
-}
 
 // The model's buffers against kMaxModelBytes, and each embedding table against one allocation's
 // limit, before allocating any of them.

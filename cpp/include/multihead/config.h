@@ -47,6 +47,9 @@ constexpr int kMaxTypeVocabulary = 16;
 // fit; gpt2-large (774M, 3.1 GB) does not.
 constexpr size_t kMaxModelBytes = size_t{5} << 29;
 
+// `bytes` as "1.34 GiB", for the messages that name these limits.
+std::string gib_text(double bytes);
+
 // Bytes of the model's float32 weights for `c` without an LM head (embeddings, every block, the
 // final LayerNorm), in double so that no field values can overflow the computation.
 double model_weight_bytes(const ModelConfig& c);
