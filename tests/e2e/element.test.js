@@ -208,6 +208,35 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   await page.close();
 });
 
+test('a sentence longer than the model says what is shown: a masked model keeps its closing token, a causal one does not', async () => {
+  const { page, problems } = await openHost();
+  const shown = async (model, sentence, n) => {
+    await page.evaluate(([m, s]) => {
+      const e = document.getElementById('grid');
+      e.setAttribute('model', m);
+      e.setAttribute('sentence', s);
+    }, [model, sentence]);
+    await page.waitForFunction((length) => {
+      const e = document.getElementById('grid');
+      return e.state === 'ready' && e.tokens.length === length;
+    }, n);
+    return page.evaluate(() => {
+      const e = document.getElementById('grid');
+      return { tokens: e.tokens, status: e.shadowRoot.querySelector('.status').textContent };
+    });
+  };
+  const long = 'the red car and the old bridge . '.repeat(20);
+  for (const [name, expected] of [['default', model.run(long)], ['causal', (await engine.loadModel({ builtin: 'causal' })).run(long)]]) {
+    const n = expected.tokens.length;
+    const kept = expected.causal ? `${n}` : `${n - 1} and the closing [SEP]`;
+    expect(expected.truncated).toBe(true);
+    expect(await shown(name, long, n)).toEqual({ tokens: expected.tokens,
+      status: `This text has ${expected.totalTokens} tokens, more than the model's ${n}: only the first ${kept} are shown.` });
+  }
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
 test('exportJSON, exportSVG and exportPNG give the engine\'s values and the heads on screen', async () => {
   const { page, problems } = await openHost();
   const files = await page.evaluate(async () => {

@@ -14,7 +14,7 @@
 import { VIEWS } from '../src/views/views.js';
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { tokenLabel } from '../src/views/dom.js';
-import { viewData } from '../src/views/view-data.js';
+import { truncationNote, viewData } from '../src/views/view-data.js';
 import { MAX_SENTENCE, readUrlState, urlHash } from './url-state.js';
 import { download, embedSnippets, saveFile } from './share.js';
 import { LimitedWorker, Stopped, timeLimit } from './limited-worker.js';
@@ -31,7 +31,6 @@ const SLOW = 300; // ms before a run in flight is reported and can be cancelled 
 // assumed floor of 1 GFLOP/s (a 2-core VM measures several): BERT-base at 512 tokens is about
 // 100 GFLOP, so an honest run there may take tens of seconds and must not be stopped as a hang.
 const FLOPS_PER_MS = 1e6;
-const CLOSING_TOKEN = { bert: '[SEP]', distilbert: '[SEP]', roberta: '</s>' };
 
 const $ = (id) => document.getElementById(id);
 const controls = {
@@ -359,11 +358,7 @@ function onAnswer(answer, asked) {
     // report that the pointer or the focus left it.
     state.pointed = state.focused = null;
     r.summary = `${n} tokens, computed in ${answer.ms.toFixed(1)} ms.`;
-    const closing = CLOSING_TOKEN[state.info.architecture];
-    notice(answer.truncated
-      ? `This text has ${answer.totalTokens} tokens, more than the model's ${state.info.maxTokens}: only the first ` +
-        (closing ? `${n - 1} and the closing ${closing} are shown.` : `${n} are shown.`)
-      : '');
+    notice(answer.truncated ? truncationNote({ ...answer, causal: state.info.causal }) : '');
   }
   status(r.summary); // also after a slow answer that only added predictions or a trace
   document.body.dataset.state = 'ready';

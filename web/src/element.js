@@ -17,7 +17,7 @@ import { BUILTIN_MODELS } from './model-files.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from './views/export.js';
 import { VIEWS_CSS, palette } from './views/styles.js';
 import { el } from './views/dom.js';
-import { attentionLayers, tracedLayer, viewData } from './views/view-data.js';
+import { attentionLayers, tracedLayer, truncationNote, viewData } from './views/view-data.js';
 import { VIEWS } from './views/views.js';
 
 const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height'];
@@ -263,9 +263,7 @@ export class MultiheadView extends HTMLElement {
     }
     const { view, layer, heads, height } = choice;
     this.#dom.frame.style.height = height;
-    this.#show('ready', r.truncated
-      ? `Only the first ${r.tokens.length - 1} of ${r.totalTokens} tokens and the closing [SEP] are shown.`
-      : '');
+    this.#show('ready', r.truncated ? truncationNote(r) : '');
     this.#state.shown = { view, layer, heads };
     try {
       if (view === 'steps' && r.traced !== layer) this.#trace(layer);

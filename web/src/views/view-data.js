@@ -96,3 +96,13 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
       };
   }
 }
+
+/**
+ * What a truncated result ({ tokens, totalTokens, causal }) shows, as a note above the view: a
+ * masked model's run keeps its closing token ([SEP], </s>), a causal model's text simply stops.
+ */
+export function truncationNote({ tokens, totalTokens, causal }) {
+  const n = tokens.length;
+  const kept = causal ? `${n}` : `${n - 1} and the closing ${tokens[n - 1]}`;
+  return `This text has ${totalTokens} tokens, more than the model's ${n}: only the first ${kept} are shown.`;
+}
