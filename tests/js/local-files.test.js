@@ -50,6 +50,15 @@ test('a folder given as a file: URL, and the weights as bytes in memory', async 
   });
 });
 
+test('progress reports every file of a folder, as of a Hub model', async () => {
+  const events = [];
+  const model = await engine.loadModel(`${DIR}bert-12x12`, { onProgress: (p) => events.push(p) });
+  model.dispose();
+  const whole = (file) => ({ file, loaded: read('bert-12x12', file).length, total: read('bert-12x12', file).length });
+  expect(events.filter((e) => e.file !== 'model.safetensors')).toEqual([whole('config.json'), whole('tokenizer.json')]);
+  expect(events.at(-1)).toEqual(whole('model.safetensors'));
+});
+
 test('{ builtin: "default" } is the default model, and an unknown name lists the built-in ones', async () => {
   const [named, omitted] = await Promise.all([engine.loadModel({ builtin: 'default' }), engine.loadModel()]);
   expect(named.run(SENTENCE).attention(1, 2)).toEqual(omitted.run(SENTENCE).attention(1, 2));

@@ -68,12 +68,15 @@ export async function readModelFiles(source, options = {}) {
   // copied the same way, so both meet the same depth limit.
   const results = await Promise.allSettled([
     readText(config, 'config.json', signal).then((text) => (typeof text === 'string' ? text : JSON.stringify(plainCopy(text, 'config.json')))),
-    readText(tokenizer, 'tokenizer.json', signal).then((text) => plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json')),
+    readText(tokenizer, 'tokenizer.json', signal).then((text) => ({
+      text, json: plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json'),
+    })),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [configText, tokenizerJson] = results.map((result) => result.value);
+  const [configText, { text: tokenizerText, json: tokenizerJson }] = results.map((result) => result.value);
   reportWhole(progress, 'config.json', configText);
+  reportWhole(progress, 'tokenizer.json', tokenizerText);
   return { config: configText, tokenizer: tokenizerJson, weights: weightsSource(weights, 'model.safetensors') };
 }
 
