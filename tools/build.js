@@ -1,10 +1,10 @@
-// Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD and scalar
-// modules to dist/; `wasm-tests` also builds the GoogleTest runners for both WASM builds;
+// Builds what is missing or out of date: `node tools/build.js wasm` writes the SIMD, scalar and
+// threaded SIMD modules to dist/; `wasm-tests` also builds the GoogleTest runners of the WASM builds;
 // `native` builds the native library and its GoogleTest suite; `native-sanitize` builds that suite
 // with clang under ASan and UBSan, with the libFuzzer targets (run by tools/fuzz.js); `wasm-eigen` builds the
 // benchmark's Eigen baseline into build/wasm-eigen; `node tools/build.js demo` builds the page (web/demo) into
-// build/demo with Vite, and `single` bundles dist/multihead.js (one classic script with both WASM
-// builds and the default model inlined) with esbuild; both need `wasm` first. CMake decides what is stale, so a second run is
+// build/demo with Vite, and `single` bundles dist/multihead.js (one classic script with the two
+// single-threaded WASM builds and both built-in models inlined) with esbuild; both need `wasm` first. CMake decides what is stale, so a second run is
 // quick; the page takes a second or two and is always rebuilt.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

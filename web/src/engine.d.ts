@@ -69,7 +69,7 @@ export interface ModelFiles {
 
 /**
  * A model shipped inside the package, loaded with no network: 'default' (a 4-layer, 4-head
- * word-level BERT, a masked LM) or 'causal' (a 4-layer, 4-head word-level GPT-2 trained to show
+ * word-level BERT, a masked LM) or 'causal' (a 2-layer, 4-head word-level GPT-2 trained to show
  * previous-token and induction heads; it predicts the next word).
  */
 export interface BuiltinModel {
