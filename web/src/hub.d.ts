@@ -79,7 +79,9 @@ export interface HubHttpError extends Error {
  *   id", or for an unknown revision "the model '{id}' has no revision '{revision}' (HTTP 404 for
  *   {file})"; with hubUrl, model.safetensors and tokenizer.json get missingFileMessage instead;
  * - 401/403: "the model '{id}' is gated or private (HTTP 401 for {file} at revision
- *   '{revision}'): multihead can only load public models";
+ *   '{revision}'): multihead can only load public models", or where the Hub's X-Error-Code is
+ *   RepoNotFound "the model '{id}' does not exist or is private (HTTP 401 for …): check the id;
+ *   multihead can only load public models";
  * - others: "the Hub answered HTTP {status} {statusText} for {id}'s {file} at revision '{revision}'".
  * Those are HubHttpErrors. An abort rejects with the signal's reason, untouched.
  */
