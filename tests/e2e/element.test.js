@@ -189,6 +189,11 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   expect((await state('grid')).status).toBe('multihead: several heads ("1, 2") need view="lines"; the head view shows one');
   await set('grid', 'head', '2');
   await settled('grid', 'ready');
+  await set('grid', 'theme', 'blue');
+  await settled('grid', 'error');
+  expect((await state('grid')).status).toBe('multihead: theme must be light, dark or auto, got "blue"');
+  await set('grid', 'theme', 'dark');
+  await settled('grid', 'ready');
 
   await set('grid', 'sentence', '<img src=x onerror="window.__injected=1"> hi');
   await page.waitForFunction(() => document.getElementById('grid').tokens?.includes('<'));

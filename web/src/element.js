@@ -390,6 +390,9 @@ function readChoice(element, layers, heads, pixels) {
     ? Array.from({ length: heads }, (_, h) => h)
     : headText.split(/[\s,]+/).map((part) => counted(element, 'head', part, heads));
   if (list.length > 1 && view !== 'lines') throw new RangeError(`several heads ("${headText}") need view="lines"; the ${view} view shows one`);
+  // The palettes are chosen by CSS ([theme="dark"]); any other value would silently mean light.
+  const theme = element.getAttribute('theme') ?? '';
+  if (!['', 'light', 'dark', 'auto'].includes(theme)) throw new RangeError(`theme must be light, dark or auto, got "${theme}"`);
   return { view, layer, heads: list, height: readHeight(element.getAttribute('height'), pixels) };
 }
 
