@@ -2,7 +2,7 @@
 // package as the README uses it. A wrong or missing declaration fails the type check.
 import {
   ROLES, averageHeads, deleteCachedModel, headRoles, listCachedModels, loadEngine, rollout, simdSupported, type AttentionTrace, type Engine,
-  type HeadRole,
+  type HeadRole, measureHeadRoles,
 } from 'multihead';
 
 const engine: Engine = await loadEngine({ simd: simdSupported() });
@@ -46,6 +46,15 @@ console.log(off, ablated.ablation === 'mean');
 const roles: HeadRole[] = headRoles(ablated);
 const flow: Float32Array[] = [rollout(ablated), averageHeads(ablated, 0)];
 console.log(roles[0].top?.role, roles[0].scores.induction, ROLES.previous.threshold, flow);
+const measured = await measureHeadRoles(gpt2, {
+  probes: { relations: { det: 'determiner → its noun' }, sentences: [{ text: 'The cat sat.', words: ['The', 'cat', 'sat.'], arcs: [['det', 0, 1]] }] },
+  runs: 10, onProgress: ({ done, total }) => console.log(done / total), signal: controller.signal,
+});
+const inductionScore: number | null = measured.heads[0].scores.induction;
+const detHead: number | undefined = measured.relations.det.best?.head;
+console.log(inductionScore, detHead, measured.sentences.measured, measured.runs.seed);
+// @ts-expect-error probes is required
+await measureHeadRoles(gpt2, { runs: 10 });
 // @ts-expect-error ablation is 'zero' or 'mean'
 gpt2.run('The cat', { ablate: [], ablation: 'half' });
 await deleteCachedModel({ id: 'gpt2', revision: 'main' });
@@ -69,3 +78,9 @@ element.setAttribute('view', 'head');
 const shownTokens: string[] | null = element.tokens;
 const firstHead: Float32Array | undefined = element.attention?.[0][0];
 void [shownTokens, firstHead, element.exportSVG().length];
+// Its events carry typed details; other events keep their own types.
+element.addEventListener('cellselect', (event) => console.log(event.detail.weight.toFixed(3), event.detail.keyToken));
+element.addEventListener('headselect', (event) => event.preventDefault());
+element.addEventListener('click', (event) => console.log(event.clientX));
+// @ts-expect-error render's detail has no weight
+element.addEventListener('render', (event) => console.log(event.detail.weight));

@@ -50,6 +50,13 @@ export class MultiheadView extends HTMLElement {
   exportSVG(): string;
   /** The same figure as a PNG. */
   exportPNG(): Promise<Blob>;
+  /** The element's events with their details (MultiheadViewEventMap), then any element's. */
+  addEventListener<K extends keyof MultiheadViewEventMap>(type: K, listener: (this: MultiheadView, event: MultiheadViewEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: MultiheadView, event: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof MultiheadViewEventMap>(type: K, listener: (this: MultiheadView, event: MultiheadViewEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: MultiheadView, event: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 
 declare global {
