@@ -42,7 +42,10 @@ class Pool {
     for (std::thread& w : workers_) w.join();
     workers_.clear();
     stop_ = false;
-    for (int t = 1; t < count; ++t) workers_.emplace_back([this, t] { work(size_t(t)); });
+    // A new worker starts from the loops already run: one that started from 0 after some had run
+    // woke at once for a loop it never joined, and its extra count of busy_ could leave the caller
+    // of a later loop waiting for good.
+    for (int t = 1; t < count; ++t) workers_.emplace_back([this, t, seen = generation_] { work(size_t(t), seen); });
   }
 
   void run(size_t count, const Task& task) {
@@ -67,9 +70,8 @@ class Pool {
   }
 
  private:
-  void work(size_t thread) {
+  void work(size_t thread, unsigned long long seen) {
     in_loop = true;
-    unsigned long long seen = 0;
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);

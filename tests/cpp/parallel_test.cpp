@@ -6,10 +6,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "multihead/attention.h"
@@ -57,6 +63,49 @@ TEST(ParallelFor, RunsEveryTaskOnceOnAThreadItNames) {
       EXPECT_FALSE(bad_thread);
     }
   }
+}
+
+// Regression: a worker started after some loops had run woke at once for a loop it never joined,
+// and counted itself done twice; the caller of a later loop then returned before its tasks had all
+// run, or waited for good (a hang seen once in CI). The race is timing's, so it is tried many times,
+// and a watchdog turns a hang into a failure.
+TEST(ParallelFor, WorkersStartedAfterEarlierLoopsJoinOnlyTheNextOne) {
+  std::atomic<int> early{0};
+  const auto rounds = [&] {
+    for (int round = 0; round < 3000; ++round) {
+      Threads threads(2 + round % 3);
+      // The first loop starts at varied moments of the new workers' start.
+      const auto start = std::chrono::steady_clock::now();
+      while (std::chrono::steady_clock::now() - start < std::chrono::microseconds(round % 60)) {
+      }
+      for (int loop = 0; loop < 4; ++loop) {
+        std::vector<std::atomic<int>> runs(16);
+        parallel_for(runs.size(), kParallelWork, [&](size_t i, size_t) { runs[i]++; });
+        for (auto& r : runs) early += r != 1;
+      }
+    }
+  };
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  rounds();  // one thread, no pool: nothing to wait for
+#else
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread runner([&] {
+    rounds();
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    finished.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(mutex);
+  if (!finished.wait_for(lock, std::chrono::seconds(30), [&] { return done; })) {
+    std::fprintf(stderr, "a loop's caller waited for good\n");
+    std::abort();
+  }
+  lock.unlock();
+  runner.join();
+#endif
+  EXPECT_EQ(early, 0) << "loops that returned before all their tasks had run";
 }
 
 TEST(ParallelFor, UsesTheThreadsAskedForWhereTheBuildHasThem) {
