@@ -5,13 +5,15 @@
 // missing field with a message about `undefined`. Here every field the library reads to produce
 // ids is checked, and an error names the field and its value as given.
 //
-// It checks structure and ids, not behaviour: whether a regex is safe to run is tokenizer-regex.js's
+// It is given the file in the current layout (tokenizer-layout.js rewrites the older ones), and it
+// checks structure and ids, not behaviour: whether a regex is safe to run is tokenizer-regex.js's
 // question (patterns are collected here and checked once the library has compiled them), and
 // whether ids fit the model is known only once config.json is read (checkVocabularySize). It is
 // given JSON.parse output or model-files.js's plain, depth-limited copy of an object (which refuses
 // one that contains itself), so nothing it walks can hold itself.
 
 import { describe } from './check.js';
+import { MODEL_KINDS } from './tokenizer-layout.js';
 import { regexHazard } from './tokenizer-regex.js';
 
 const MODEL_TYPES = ['BPE', 'Unigram', 'WordLevel', 'WordPiece'];
@@ -76,6 +78,9 @@ export function checkVocabularySize(largest, vocabSize) {
 
 /** The model's vocabulary as a Map from token to id, after checking every field the library reads. */
 function checkModel(model, note) {
+  if (model.type === undefined) {
+    fail(`tokenizer.json model has no "type", and its fields are those of no kind of model: a model without one is read as ${MODEL_KINDS}`);
+  }
   if (!MODEL_TYPES.includes(model.type)) {
     fail(`tokenizer.json model.type must be one of ${MODEL_TYPES.map((t) => `"${t}"`).join(', ')}, got ${shown(model.type)}`);
   }
@@ -299,6 +304,13 @@ function walkSteps(root, rootField, listKey, patterns) {
       if (list === undefined || list === null) continue;
       if (!Array.isArray(list)) fail(`tokenizer.json ${field}.${listKey} must be an array, got ${shown(list)}`);
       for (let i = list.length - 1; i >= 0; i--) pending.push([list[i], `${field}.${listKey}[${i}]`]);
+    } else if (step.type === 'Metaspace') {
+      // An older Metaspace said add_prefix_space where it now says prepend_scheme. The Rust
+      // library reads true as the default "always", and refuses false unless prepend_scheme is
+      // "never"; this library would read it as "always" without a word.
+      if (step.add_prefix_space === false && step.prepend_scheme !== 'never') {
+        fail(`tokenizer.json ${field}.add_prefix_space is false but its prepend_scheme is ${shown(step.prepend_scheme)}, not "never": the tokenizers library refuses that mismatch`);
+      }
     } else if (step.type === 'Split' || step.type === 'Replace') {
       const pattern = step.pattern;
       const regex = isObject(pattern) && typeof pattern.Regex === 'string';

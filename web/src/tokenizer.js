@@ -3,17 +3,21 @@
 // that it came from (tokenizer-spans.js), so "CAT" stays "CAT" and an unknown word shows as itself,
 // marked unknown, rather than as [UNK].
 //
-// A tokenizer.json is untrusted input: it is checked field by field before the library reads it
+// A tokenizer.json comes in the layouts of every version of the Rust library that wrote it; the
+// older ones are rewritten into the current one first (tokenizer-layout.js). It is untrusted
+// input: it is checked field by field before the library reads it
 // (tokenizer-checks.js), its regexes are refused if they can hang the page (tokenizer-regex.js),
 // and its ids are checked against the model's vocabulary size once config.json is read.
 //
 // The tokenizer library is imported when the first model loads, not with the package: code that
 // only uses attention layers never needs it (nor, unbundled in a browser, an import map for it).
 import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './tokenizer-checks.js';
+import { currentLayout } from './tokenizer-layout.js';
 import { TokenSpans } from './tokenizer-spans.js';
 
 /** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
-export async function loadTokenizer(tokenizerJson) {
+export async function loadTokenizer(file) {
+  const tokenizerJson = currentLayout(file);
   const checked = checkTokenizerJson(tokenizerJson);
   const { Tokenizer } = await import('@huggingface/tokenizers');
   return new TextTokenizer(Tokenizer, tokenizerJson, checked);
