@@ -6,7 +6,10 @@
 
 Without --size it writes tests/fixtures/checkpoints/<name>/ for the seven checkpoints of
 CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
-`tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS) and
+`tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS; the
+layout of current `tokenizers` versions), tokenizer.old.json (the same tokenizer in the older
+layout that the Hub's bert-base-uncased, distilbert-base-uncased, roberta-base and gpt2 files
+still have: no model "type", no byte_fallback, no ByteLevel use_regex) and
 model.safetensors (random weights, stored F32, F16 or BF16, with the prefixes, legacy names,
 buffers and left-out tied weights of real files), plus cases/<case>/ with the token ids and the
 float64 reference of tools/hf_models.py computed from the weights AS STORED (after rounding):
@@ -340,6 +343,18 @@ def bpe_tokenizer_json(tok):
     }
 
 
+def old_layout(tok_json):
+    """The same tokenizer as the `tokenizers` versions before about 0.10 wrote it, as the Hub's
+    files for bert-base-uncased, distilbert-base-uncased, roberta-base and gpt2 still are: the model
+    has no "type" (readers infer it from the fields), a BPE model no byte_fallback, and ByteLevel
+    steps no use_regex. Every other field is as in the current layout."""
+    model = {k: v for k, v in tok_json["model"].items() if k not in ("type", "byte_fallback")}
+    drop_regex = lambda step: step if not step or step["type"] != "ByteLevel" else \
+        {k: v for k, v in step.items() if k != "use_regex"}
+    return {**tok_json, **{part: drop_regex(tok_json[part]) for part in ("pre_tokenizer", "post_processor", "decoder")},
+            "model": model}
+
+
 # ---------------------------------------------------------------------------------------------
 # Weights. Generated under the names of hf_models (base prefix stripped, weight/bias), each from
 # its own seed so a tensor does not depend on the order of the others; the file layouts below
@@ -656,8 +671,9 @@ def write_checkpoint(ck, folder, pad_vocab_to=None):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
         f.write(json.dumps(config, indent=2) + "\n")
-    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
-        f.write(json.dumps(tok_json, indent=2, ensure_ascii=False) + "\n")
+    for name, layout in (("tokenizer.json", tok_json), ("tokenizer.old.json", old_layout(tok_json))):
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+            f.write(json.dumps(layout, indent=2, ensure_ascii=False) + "\n")
     write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
     return config, tok, encode, tensors
 

@@ -1,5 +1,6 @@
 // Every architecture loaded from the Hub in Chromium, in both WASM builds: each checkpoint of
-// tests/fixtures/checkpoints served by the fake Hub on another origin (its 302 to a CDN origin,
+// tests/fixtures/checkpoints, with its tokenizer in each of its two layouts, served by the fake Hub
+// on another origin (its 302 to a CDN origin,
 // CORS, Range, and the browser's Cache API on the way), loaded by engine.loadModel(id, { hubUrl })
 // in a page, against the float64 PyTorch references: the ids exactly, attention, each layer's
 // input and the final hidden states to 1e-4, the logits to 1e-3 of their largest magnitude.
@@ -7,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
-import { readModelCase } from '../js/helpers.js';
+import { checkpointRepo, readModelCase, TOKENIZER_LAYOUTS } from '../js/helpers.js';
 import { launchBrowser } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,13 +17,14 @@ const CHECKPOINTS = readdirSync(DIR, { withFileTypes: true }).filter((e) => e.is
 // One plain case per checkpoint: the ablated cases need run options, which checkpoints.test.js covers.
 const plain = (checkpoint) => readdirSync(`${DIR}${checkpoint}/cases`).sort()
   .find((name) => !existsSync(`${DIR}${checkpoint}/cases/${name}/ablation.u8`));
-const CASES = CHECKPOINTS.map((checkpoint) => [checkpoint, plain(checkpoint)]);
+const CASES = CHECKPOINTS.flatMap((checkpoint) => TOKENIZER_LAYOUTS.map(([layout]) => [checkpoint, plain(checkpoint), layout]));
+const repoId = (checkpoint, layout) => `multihead-test/${checkpoint}-${layout}-tokenizer`;
 
 let browser, server, hub, page, problems;
 beforeAll(async () => {
   [browser, server, hub] = await Promise.all([
     launchBrowser(), startServer({ root: REPO }),
-    startFakeHub({ repos: Object.fromEntries(CHECKPOINTS.map((c) => [`multihead-test/${c}`, { folder: `${DIR}${c}` }])) }),
+    startFakeHub({ repos: Object.fromEntries(CASES.map(([c, , layout]) => [repoId(c, layout), checkpointRepo(`${DIR}${c}/`, layout)])) }),
   ]);
   ({ page, problems } = await browser.open(`${server.url}tests/e2e/pages/hub-models.html`));
   await page.waitForFunction(() => window.__done);
@@ -39,9 +41,9 @@ const largestDiff = (got, want) => {
 };
 
 describe.each([['simd', true], ['scalar', false]])('the %s build in Chromium', (build, simd) => {
-  test.each(CASES)('multihead-test/%s from the fake Hub matches PyTorch on its %s case', async (checkpoint, name) => {
+  test.each(CASES)('%s from the fake Hub matches PyTorch on its %s case (tokenizer layout: %s)', async (checkpoint, name, layout) => {
     const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
-    const r = await page.evaluate((args) => window.runHubModel(args), { id: `multihead-test/${checkpoint}`, hubUrl: hub.url, text: f.text, simd });
+    const r = await page.evaluate((args) => window.runHubModel(args), { id: repoId(checkpoint, layout), hubUrl: hub.url, text: f.text, simd });
     expect(r.build).toBe(build);
     expect(r.ids).toEqual(Array.from(f.ids));
     const { n, d, heads } = f;
@@ -64,7 +66,7 @@ describe.each([['simd', true], ['scalar', false]])('the %s build in Chromium', (
       const logits = Math.max(...r.logits.map((row, p) => largestDiff(row, f.logits.subarray(p * f.vocab, (p + 1) * f.vocab))));
       expect(logits).toBeLessThan(1e-3 * largest);
     }
-    process.stdout.write(`[hub in Chromium] ${build} ${checkpoint}/${name} (${r.architecture}): max |diff| attention ` +
+    process.stdout.write(`[hub in Chromium] ${build} ${checkpoint}/${name} (${r.architecture}, ${layout} tokenizer): max |diff| attention ` +
       `${attention.toExponential(2)}, inputs ${inputs.toExponential(2)}, hidden ${hidden.toExponential(2)}\n`);
     expect(problems).toEqual([]);
   }, 60000);

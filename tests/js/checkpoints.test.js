@@ -3,16 +3,21 @@
 // tools/make_checkpoints.py wrote from the Hugging Face definitions (tests/fixtures/checkpoints):
 // the tokenizer's ids exactly; every layer's attention, each layer's input (recomputed lazily by
 // trace()) and the final hidden states to 1e-4; the LM head's logits to 1e-3 of their largest
-// magnitude; on both builds. The ablated cases run with the heads PyTorch switched off.
+// magnitude; on both builds, with the tokenizer in each of its two layouts (the current one, and
+// the older one with no model "type" that the Hub's bert-base-uncased and gpt2 files have). The
+// ablated cases run with the heads PyTorch switched off.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
-import { BUILDS, maxAbsDiff, readModelCase } from './helpers.js';
+import { BUILDS, checkpointSource, maxAbsDiff, readModelCase, TOKENIZER_LAYOUTS } from './helpers.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/checkpoints/', import.meta.url));
 const folders = (dir) => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
 const CHECKPOINTS = folders(DIR);
 const CASES = CHECKPOINTS.flatMap((checkpoint) => folders(`${DIR}${checkpoint}/cases`).map((name) => [checkpoint, name]));
+const LAYOUTS = TOKENIZER_LAYOUTS.map(([layout]) => layout);
+/** Every case with each tokenizer layout: [checkpoint, case, layout]. */
+const LAID_OUT = CASES.flatMap((c) => LAYOUTS.map((layout) => [...c, layout]));
 const ARCHITECTURES = {
   'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
   roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
@@ -35,12 +40,14 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   const models = {};
   beforeAll(async () => {
     engine = await loadEngine(options);
-    for (const checkpoint of CHECKPOINTS) models[checkpoint] = await engine.loadModel(`${DIR}${checkpoint}`);
+    for (const checkpoint of CHECKPOINTS) {
+      models[checkpoint] = { current: await engine.loadModel(`${DIR}${checkpoint}`), older: await engine.loadModel(checkpointSource(`${DIR}${checkpoint}/`, 'older')) };
+    }
   });
   afterAll(() => engine.dispose());
 
-  test.each(Object.entries(ARCHITECTURES))('%s loads as %s, with its sizes from config.json', (checkpoint, architecture) => {
-    const model = models[checkpoint];
+  test.each(Object.entries(ARCHITECTURES).flatMap((a) => LAYOUTS.map((layout) => [...a, layout])))('%s loads as %s, with its sizes from config.json (tokenizer layout: %s)', (checkpoint, architecture, layout) => {
+    const model = models[checkpoint][layout];
     expect(model.architecture).toBe(architecture);
     expect(model.causal).toBe(architecture === 'gpt2');
     expect(model.hasLmHead).toBe(checkpoint !== 'bert-plain');
@@ -48,10 +55,10 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(model.maxTokens).toBe(64); // roberta's 66 positions start at 2
   });
 
-  test.each(CASES)('%s matches PyTorch on its %s case', (checkpoint, name) => {
+  test.each(LAID_OUT)('%s matches PyTorch on its %s case (tokenizer layout: %s)', (checkpoint, name, layout) => {
     const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
     const { n, layers, heads, d } = f;
-    const r = models[checkpoint].run(f.text, runOptions(f.ablation, heads));
+    const r = models[checkpoint][layout].run(f.text, runOptions(f.ablation, heads));
     expect(Array.from(r.ids)).toEqual(Array.from(f.ids));
     let attention = 0, inputs = 0;
     for (let l = 0; l < layers; l++) {
@@ -72,7 +79,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
         for (const v of expected) largest = Math.max(largest, Math.abs(v));
       }
     }
-    process.stdout.write(`[checkpoint] ${build} ${checkpoint}/${name}: max |diff| attention ${attention.toExponential(2)}, ` +
+    process.stdout.write(`[checkpoint] ${build} ${checkpoint}/${name} (${layout}): max |diff| attention ${attention.toExponential(2)}, ` +
       `inputs ${inputs.toExponential(2)}, hidden ${hidden.toExponential(2)}` +
       (f.logits ? `, logits ${logits.toExponential(2)} of ${largest.toFixed(1)}` : '') + '\n');
     expect(attention).toBeLessThan(1e-4);
@@ -82,9 +89,9 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     else expect(() => r.logits(0)).toThrow('This model has no language-model head');
   });
 
-  test.each(CASES.filter(([, name]) => name === 'masked'))('%s predicts at its mask what the PyTorch logits rank first', (checkpoint, name) => {
+  test.each(LAID_OUT.filter(([, name]) => name === 'masked'))('%s predicts at its mask what the PyTorch logits rank first (tokenizer layout: %s)', (checkpoint, name, layout) => {
     const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
-    const r = models[checkpoint].run(f.text);
+    const r = models[checkpoint][layout].run(f.text);
     const mask = r.tokens.findIndex((t) => t === '[MASK]' || t.trim() === '<mask>');
     expect(mask).toBeGreaterThan(0);
     const expected = f.logits.subarray(mask * f.vocab, (mask + 1) * f.vocab);
@@ -100,9 +107,9 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     });
   });
 
-  test('a causal model predicts after the last position what the PyTorch logits rank first there', () => {
+  test.each(LAYOUTS)('a causal model predicts after the last position what the PyTorch logits rank first there (tokenizer layout: %s)', (layout) => {
     const f = readModelCase(`${DIR}gpt2-legacy/cases/repeated`);
-    const r = models['gpt2-legacy'].run(f.text);
+    const r = models['gpt2-legacy'][layout].run(f.text);
     const last = r.ids.length - 1;
     const expected = f.logits.subarray(last * f.vocab, (last + 1) * f.vocab);
     const best = expected.indexOf(Math.max(...expected));

@@ -121,3 +121,23 @@ export function readModelCase(dir) {
   }
   return out;
 }
+
+/**
+ * Each checkpoint of tests/fixtures/checkpoints has its tokenizer in two layouts (see its
+ * README): the current one, and the older one the Hub's bert-base-uncased, roberta-base and gpt2
+ * files have. The checkpoint tests run with each; this is the file of each layout.
+ */
+export const TOKENIZER_LAYOUTS = [['current', 'tokenizer.json'], ['older', 'tokenizer.old.json']];
+const tokenizerFile = (layout) => TOKENIZER_LAYOUTS.find(([name]) => name === layout)[1];
+
+/** loadModel's source for the checkpoint folder `dir` (a path ending in /) with its tokenizer in `layout`. */
+export function checkpointSource(dir, layout) {
+  const url = (file) => new URL(`file://${dir}${file}`);
+  return { config: url('config.json'), tokenizer: url(tokenizerFile(layout)), weights: url('model.safetensors') };
+}
+
+/** A fake-Hub repository (tests/hub/fake-hub.js) of the checkpoint folder `dir`, its tokenizer in `layout`. */
+export function checkpointRepo(dir, layout) {
+  const read = (file) => readFileSync(`${dir}${file}`);
+  return { files: { 'config.json': read('config.json'), 'tokenizer.json': read(tokenizerFile(layout)), 'model.safetensors': read('model.safetensors') } };
+}

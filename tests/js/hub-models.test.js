@@ -1,11 +1,12 @@
 // engine.loadModel(id, { hubUrl }) in Node against the fake Hub (tests/hub/fake-hub.js), which
 // answers the Hub's URL layout, redirects to a CDN path, and honours Range: every architecture
-// loads and computes exactly what the same folder computes; the header is read by range requests
+// loads and computes exactly what the same folder computes, with its tokenizer in either layout; the header is read by range requests
 // before the weights; progress and abort; and each failure a user can meet gets its own message.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
 import { startFakeHub } from '../hub/fake-hub.js';
+import { checkpointRepo } from './helpers.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/checkpoints/', import.meta.url));
 const CHECKPOINTS = ['bert-legacy', 'bert-plain', 'distilbert', 'roberta', 'gpt2-legacy', 'gpt2-new', 'bert-12x12'];
@@ -15,7 +16,8 @@ const file = (checkpoint, name) => readFileSync(`${DIR}${checkpoint}/${name}`);
 let engine, hub;
 beforeAll(async () => {
   const config = JSON.parse(file('bert-legacy', 'config.json'));
-  const repos = Object.fromEntries(CHECKPOINTS.map((c) => [`multihead-test/${c}`, { folder: `${DIR}${c}` }]));
+  const repos = Object.fromEntries(CHECKPOINTS.flatMap((c) => [[`multihead-test/${c}`, { folder: `${DIR}${c}` }],
+    [`multihead-test/${c}-older-tokenizer`, checkpointRepo(`${DIR}${c}/`, 'older')]]));
   Object.assign(repos, {
     'org/gated': { status: 401 },
     'org/bin-only': { files: { 'config.json': file('bert-legacy', 'config.json'), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'pytorch_model.bin': 'x' } },
@@ -32,8 +34,9 @@ afterAll(async () => {
 
 const load = (id, options = {}) => engine.loadModel(id, { hubUrl: hub.url, ...options });
 
-test.each(CHECKPOINTS)('multihead-test/%s from the Hub computes exactly what its folder computes', async (checkpoint) => {
-  const [fromHub, fromFolder] = await Promise.all([load(`multihead-test/${checkpoint}`), engine.loadModel(`${DIR}${checkpoint}`)]);
+test.each(CHECKPOINTS.flatMap((c) => [c, `${c}-older-tokenizer`]))('multihead-test/%s from the Hub computes exactly what its folder computes', async (repo) => {
+  const checkpoint = repo.replace(/-older-tokenizer$/, '');
+  const [fromHub, fromFolder] = await Promise.all([load(`multihead-test/${repo}`), engine.loadModel(`${DIR}${checkpoint}`)]);
   const a = fromHub.run(SENTENCE), b = fromFolder.run(SENTENCE);
   expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
   for (let l = 0; l < a.layers; l++) expect(a.attention(l, 0)).toEqual(b.attention(l, 0));
