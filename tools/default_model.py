@@ -196,8 +196,8 @@ def load_vocab(model_dir=MODEL_DIR):
 
 
 # ---------------------------------------------------------------------------------------------
-# Model: BERT, post-LayerNorm, erf GELU. Module names follow Hugging Face's BertModel so that
-# state_dict() keys are the shipped tensor names.
+# Model: BERT, post-LayerNorm, erf GELU, with the MLM head. Module names follow Hugging Face's
+# BertForMaskedLM, so that hf_state_dict() keys are the shipped tensor names.
 # ---------------------------------------------------------------------------------------------
 class Config:
     def __init__(self, vocab_size, hidden_size=128, num_hidden_layers=4, num_attention_heads=4,
@@ -212,7 +212,7 @@ class Config:
 
     def to_hf(self):
         return {
-            "architectures": ["BertModel"], "model_type": "bert",
+            "architectures": ["BertForMaskedLM"], "model_type": "bert",
             "vocab_size": self.vocab_size, "hidden_size": self.hidden_size,
             "num_hidden_layers": self.num_hidden_layers,
             "num_attention_heads": self.num_attention_heads,
@@ -339,15 +339,37 @@ class BertModel(nn.Module):
         return x, attentions
 
 
+class PredictionTransform(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c.hidden_size, c.hidden_size)
+        self.LayerNorm = nn.LayerNorm(c.hidden_size, eps=1e-12)
+
+    def forward(self, h):  # h (..., d)
+        return self.LayerNorm(F.gelu(self.dense(h)))
+
+
+class MlmHead(nn.Module):
+    """BertForMaskedLM's cls.predictions: dense, erf GELU, LayerNorm, then the decoder, tied to the
+    word embeddings, plus its own bias. state_dict() keys are the shipped names after
+    "cls.predictions."."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.transform = PredictionTransform(c)
+        self.bias = nn.Parameter(torch.zeros(c.vocab_size))
+
+    def forward(self, h, word_embeddings):  # h (..., d), word_embeddings (V, d) -> logits (..., V)
+        return self.transform(h) @ word_embeddings.T + self.bias
+
+
 class MaskedLM(nn.Module):
-    """BertModel plus the training-only MLM head (transform + decoder tied to word embeddings)."""
+    """BertModel plus the MLM head, as Hugging Face's BertForMaskedLM."""
 
     def __init__(self, c):
         super().__init__()
         self.bert = BertModel(c)
-        self.transform = nn.Linear(c.hidden_size, c.hidden_size)
-        self.transform_norm = nn.LayerNorm(c.hidden_size, eps=1e-12)
-        self.decoder_bias = nn.Parameter(torch.zeros(c.vocab_size))
+        self.head = MlmHead(c)
         self.apply(self._init)
 
     @staticmethod
@@ -357,12 +379,22 @@ class MaskedLM(nn.Module):
         if isinstance(m, nn.Linear):
             nn.init.zeros_(m.bias)
 
+    def logits(self, ids):  # ids (B, T) -> (B, T, V)
+        h, _ = self.bert(ids)
+        return self.head(h, self.bert.embeddings.word_embeddings.weight)
+
     def forward(self, ids, targets):  # ids (B, T), targets (B, T) with -100 where not predicted
         h, _ = self.bert(ids)  # (B, T, d)
         sel = targets != -100
-        h = self.transform_norm(F.gelu(self.transform(h[sel])))  # (M, d), M masked tokens
-        logits = h @ self.bert.embeddings.word_embeddings.weight.T + self.decoder_bias  # (M, V)
+        logits = self.head(h[sel], self.bert.embeddings.word_embeddings.weight)  # (M, V), M masked tokens
         return F.cross_entropy(logits, targets[sel])
+
+    def hf_state_dict(self):
+        """The tensors under BertForMaskedLM's names (the tied decoder weight left out, as
+        transformers leaves it out of model.safetensors)."""
+        tensors = {"bert." + k: v for k, v in self.bert.state_dict().items()}
+        tensors.update({"cls.predictions." + k: v for k, v in self.head.state_dict().items()})
+        return tensors
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,10 +452,15 @@ def read_safetensors(path):
     return out
 
 
-def load_shipped_model(model_dir=MODEL_DIR, dtype=torch.float64):
-    """The shipped BertModel: fp16 weights -> float32 -> `dtype`, in eval mode."""
+def load_shipped_model(model_dir=MODEL_DIR, dtype=torch.float64, head=True):
+    """The shipped BertForMaskedLM as a MaskedLM: fp16 weights -> float32 -> `dtype`, in eval
+    mode. Its .bert is the BertModel the attention tools read. head=False leaves the head as
+    initialised (for a file saved without one, as the first shipped model was)."""
     with open(os.path.join(model_dir, "config.json")) as f:
         config = Config.from_hf(json.load(f))
-    model = BertModel(config)
-    model.load_state_dict(read_safetensors(os.path.join(model_dir, "model.safetensors")))
+    model = MaskedLM(config)
+    stored = read_safetensors(os.path.join(model_dir, "model.safetensors"))
+    model.bert.load_state_dict({k.removeprefix("bert."): v for k, v in stored.items() if not k.startswith("cls.")})
+    if head:
+        model.head.load_state_dict({k.removeprefix("cls.predictions."): v for k, v in stored.items() if k.startswith("cls.predictions.")})
     return model.to(dtype).eval()

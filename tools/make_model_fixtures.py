@@ -5,14 +5,15 @@
 Loads the SHIPPED files of web/models/default/ and web/models/causal/ (fp16 weights converted to
 float32, then computed in float64), runs a few sentences and writes tests/fixtures/models/<model>/
 <case>/ with case.txt, ids.i32, attention.f32 (L, H, n, n) and hidden.f32 (n, d), and for the
-causal model also inputs.f32 (L, n, d) and logits.f32 (n, V); all raw little-endian, row-major,
-no header. The default model runs the PyTorch BERT of tools/default_model.py; the causal model
-runs tools/hf_models.py's GPT-2, written from the Hugging Face definition, and the script checks
-that the training's own module (tools/causal_model.py) computes the same. It also prints how far a
-float32 forward pass lands from the float64 reference, as a guide for test tolerances.
+inputs.f32 (L, n, d) and logits.f32 (n, V); all raw little-endian, row-major, no header. Both
+run tools/hf_models.py, written from the Hugging Face definitions (BertForMaskedLM with its MLM
+head for the default model, GPT2LMHeadModel for the causal one), and the script checks that the
+training's own modules (tools/default_model.py, tools/causal_model.py) compute the same. It also
+prints how far a float32 forward pass lands from the float64 reference, as a guide for test
+tolerances.
 
-What it deliberately does not do: no MLM head for the default model (it is not shipped), no
-batching or padding, no tokenizer fixtures beyond the ids of these sentences.
+What it deliberately does not do: no batching or padding, no tokenizer fixtures beyond the ids of
+these sentences.
 """
 import json
 import os
@@ -32,6 +33,7 @@ DEFAULT_CASES = [
     ("sotu", "The Congress must act now to protect the rights of our people."),
     ("wordnet", "she walked to the store"),
     ("numbers", "In 1999, the budget grew by 20 percent, and we spent $5 on it."),
+    ("masked", "The [MASK] must act now to protect the [MASK] of our people."),
 ]
 CAUSAL_CASES = [
     ("induction", "Mary went to the garden and John went to the market. Later Mary went to the"),
@@ -42,16 +44,23 @@ CAUSAL_CASES = [
 ]
 
 
-def default_forward(model, ids, dtype):
-    model = model.to(dtype)
-    with torch.no_grad():
-        hidden, attentions = model(torch.tensor([ids]))
-    return {"attention": torch.stack([a[0] for a in attentions]), "hidden": hidden[0]}  # (L, H, n, n), (n, d)
-
-
-def causal_forward(config, weights, ids, dtype):
+def hf_forward(config, weights, ids, dtype):
     t = hf_models.forward(config, {k: v.to(dtype) for k, v in weights.items()}, ids)
     return {"attention": t.attention, "inputs": t.inputs, "hidden": t.hidden, "logits": t.logits}
+
+
+def shipped(model_dir, prefix):
+    """config.json and the shipped weights as float64 under hf_models' names (`prefix` dropped)."""
+    with open(os.path.join(model_dir, "config.json")) as f:
+        config = json.load(f)
+    stored = dm.read_safetensors(os.path.join(model_dir, "model.safetensors"))
+    return config, {k.removeprefix(prefix): v.double() for k, v in stored.items()}
+
+
+def agree(name, *pairs):
+    """Checks that the training's module computes what hf_models computes, to 1e-9."""
+    worst = max(float((a - b).abs().max()) for a, b in pairs)
+    assert worst < 1e-9, f"the training's {name} module and hf_models differ by {worst}"
 
 
 def write_case(folder, text, ids, tensors, vocab_size=None):
@@ -76,33 +85,34 @@ def report(name, ids, words, t64, t32):
 
 
 def default_fixtures():
-    model = dm.load_shipped_model(dtype=torch.float64)
+    config, weights = shipped(dm.MODEL_DIR, "bert.")
+    trained = dm.load_shipped_model(dtype=torch.float64)
     vocab = dm.load_vocab()
     words = [w for w, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
-    print("default model (BERT):")
+    print("default model (BERT with its MLM head):")
     for name, text in DEFAULT_CASES:
-        ids = dm.encode(text, vocab, model.config.max_position_embeddings)
-        t64, t32 = default_forward(model, ids, torch.float64), default_forward(model, ids, torch.float32)
-        write_case(os.path.join(OUT_DIR, "default", name), text, ids, t64)
+        ids = dm.encode(text, vocab, config["max_position_embeddings"])
+        t64, t32 = hf_forward(config, weights, ids, torch.float64), hf_forward(config, weights, ids, torch.float32)
+        with torch.no_grad():
+            hidden, att = trained.bert(torch.tensor([ids]))
+            logits = trained.logits(torch.tensor([ids]))
+        agree("BERT", (torch.stack([a[0] for a in att]), t64["attention"]), (hidden[0], t64["hidden"]), (logits[0], t64["logits"]))
+        write_case(os.path.join(OUT_DIR, "default", name), text, ids, t64, config["vocab_size"])
         report(name, ids, words, t64, t32)
 
 
 def causal_fixtures():
-    with open(os.path.join(cm.MODEL_DIR, "config.json")) as f:
-        config = json.load(f)
-    stored = dm.read_safetensors(os.path.join(cm.MODEL_DIR, "model.safetensors"))
-    weights = {k.removeprefix("transformer."): v.double() for k, v in stored.items()}
+    config, weights = shipped(cm.MODEL_DIR, "transformer.")
     vocab = dm.load_vocab(cm.MODEL_DIR)
     words = [w for w, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
     trained = cm.load_shipped_model(dtype=torch.float64)
     print("causal model (GPT-2):")
     for name, text in CAUSAL_CASES:
         ids = cm.encode(text, vocab, config["n_positions"])
-        t64, t32 = causal_forward(config, weights, ids, torch.float64), causal_forward(config, weights, ids, torch.float32)
+        t64, t32 = hf_forward(config, weights, ids, torch.float64), hf_forward(config, weights, ids, torch.float32)
         with torch.no_grad():
             hidden, att = trained(torch.tensor([ids]))
-        same = max(float((att[:, 0] - t64["attention"]).abs().max()), float((hidden[0] - t64["hidden"]).abs().max()))
-        assert same < 1e-9, f"the training's GPT2 module and hf_models.gpt2_forward differ by {same}"
+        agree("GPT2", (att[:, 0], t64["attention"]), (hidden[0], t64["hidden"]))
         write_case(os.path.join(OUT_DIR, "causal", name), text, ids, t64, config["vocab_size"])
         report(name, ids, words, t64, t32)
 

@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--per-source", type=int, default=dm.HELD_OUT_PER_SOURCE)
     args = ap.parse_args()
     torch.set_num_threads(2)
-    model = dm.load_shipped_model(args.model_dir)
+    model = dm.load_shipped_model(args.model_dir).bert
     vocab = dm.load_vocab(args.model_dir)
     sentences = dm.held_out_sentences(args.per_source)
     means, rows, same_rows = head_stats(model, vocab, sentences)

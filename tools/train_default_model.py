@@ -2,6 +2,7 @@
 
     /usr/bin/python3 tools/train_default_model.py                # full run, fixed seed
     /usr/bin/python3 tools/train_default_model.py --minutes 2 --out build/trial-model  # trial
+    /usr/bin/python3 tools/train_default_model.py --head-only    # the MLM head alone, on the shipped model
 
 The learning-rate schedule runs over a wall-time budget (default 40 minutes) or a step limit,
 whichever ends first: the build machine is shared, so a fixed step count could take anywhere
@@ -10,9 +11,15 @@ reached (printed and saved in build/training-data/train_summary.json) depends on
 
 Builds a lowercase word vocabulary (sources weighted equally), trains a small post-LN BERT with
 masked language modelling on "[CLS] sentence [SEP]" sequences, reports the validation MLM loss on
-the held-out sentences, and writes config.json, tokenizer.json and model.safetensors (fp16, the
-MLM head left out). The shipped files are rewritten at every evaluation, so an interrupted run
-still leaves a usable model behind.
+the held-out sentences, and writes config.json, tokenizer.json and model.safetensors (fp16,
+BertForMaskedLM's layout: the encoder under "bert.", the MLM head under "cls.predictions.", its
+decoder tied to the word embeddings). The shipped files are rewritten at every evaluation, so an
+interrupted run still leaves a usable model behind. At the end it reports the top-1 and top-5
+accuracy of the head on held-out words, each masked on its own (mlm_accuracy).
+
+--head-only trains the MLM head alone, with the same data, masking, seed and schedule, on the
+shipped model's encoder, which stays as it is (frozen, its fp16 values): the first shipped model
+was saved without its head, and this gives it one without changing a single attention weight.
 
 What it deliberately does not do: no sentence pairs / next-sentence prediction, no subwords, no
 mixed precision, no resuming. Fetched data lives in build/training-data/ and is never committed.
@@ -77,20 +84,48 @@ def validation_loss(model, seqs, vocab_size):
     return total / count
 
 
-def export(model, config, words, out_dir):
-    dm.write_model_folder(out_dir, config.to_hf(), dm.tokenizer_json(words), model.bert.state_dict())
+@torch.no_grad()
+def mlm_accuracy(model, seqs, words):
+    """Top-1 and top-5 accuracy of the MLM head on every word of `seqs` but [UNK], each replaced by
+    [MASK] on its own, as a user asks the page. Returns {"all": (top1, top5, n), "words": ...};
+    "words" leaves out the tokens with no letter or digit (punctuation, symbols)."""
+    model.eval()
+    is_word = [any(ch.isalnum() for ch in w) for w in words]
+    hits = {"all": [0, 0, 0], "words": [0, 0, 0]}
+    for s in seqs:
+        positions = torch.tensor([i for i in range(1, len(s) - 1) if s[i] != dm.UNK])
+        if len(positions) == 0:
+            continue
+        rows = torch.arange(len(positions))
+        batch = torch.tensor([s] * len(positions))  # (P, T): row j masks positions[j]
+        batch[rows, positions] = dm.MASK
+        top = model.logits(batch)[rows, positions].topk(5, dim=-1).indices  # (P, 5)
+        targets = torch.tensor(s)[positions]
+        for j, target in enumerate(targets.tolist()):
+            for kind in ("all", "words") if is_word[target] else ("all",):
+                hits[kind][0] += int(top[j, 0] == target)
+                hits[kind][1] += int(bool((top[j] == target).any()))
+                hits[kind][2] += 1
+    model.train()
+    return {kind: (t1 / n, t5 / n, n) for kind, (t1, t5, n) in hits.items()}
+
+
+def export(model, hf_config, words, out_dir):
+    dm.write_model_folder(out_dir, hf_config, dm.tokenizer_json(words), model.hf_state_dict())
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=20000, help="step limit")
+    ap.add_argument("--steps", type=int, help="step limit (default 20000; 3000 with --head-only)")
     ap.add_argument("--minutes", type=float, default=40, help="wall-time budget for training")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--dropout", type=float, default=0.1)
+    ap.add_argument("--head-only", action="store_true", help="train the MLM head alone on the shipped encoder")
     ap.add_argument("--out", default=dm.MODEL_DIR)
     args = ap.parse_args()
+    steps = args.steps or (3000 if args.head_only else 20000)
     torch.manual_seed(dm.SEED)
     torch.set_num_threads(2)
     rng = random.Random(dm.SEED)
@@ -106,13 +141,24 @@ def main():
     print(f"{len(train)} training / {len(held)} held-out sentences, vocab {len(words)}, "
           f"UNK rate {unk:.3f}", flush=True)
 
-    config = dm.Config(len(words), num_hidden_layers=args.layers, max_position_embeddings=MAX_LEN,
-                       dropout=args.dropout)
-    model = dm.MaskedLM(config)
+    if args.head_only:
+        assert dm.load_vocab() == vocab, "the shipped tokenizer's vocabulary is not the one this data builds"
+        model = dm.load_shipped_model(dtype=torch.float32, head=False)  # a fresh head, initialised as in a full run
+        for p in model.bert.parameters():
+            p.requires_grad_(False)
+        with open(os.path.join(dm.MODEL_DIR, "config.json")) as f:
+            hf_config = {**json.load(f), "architectures": ["BertForMaskedLM"]}  # as the encoder was trained
+    else:
+        config = dm.Config(len(words), num_hidden_layers=args.layers, max_position_embeddings=MAX_LEN,
+                           dropout=args.dropout)
+        model = dm.MaskedLM(config)
+        hf_config = config.to_hf()
     n_params = sum(p.numel() for p in model.bert.parameters())
-    print(f"BertModel parameters: {n_params} ({2 * n_params} bytes in fp16)", flush=True)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    n_head = sum(p.numel() for p in model.head.parameters())
+    print(f"BertModel parameters: {n_params}, MLM head {n_head} ({2 * (n_params + n_head)} bytes in fp16)", flush=True)
+    trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    decay = [p for n, p in trained if p.dim() >= 2]
+    no_decay = [p for n, p in trained if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.98), eps=1e-6)
@@ -120,7 +166,7 @@ def main():
     train_start = time.time()
 
     def progress(step):  # 0 -> 1 over the step limit or the time budget, whichever ends first
-        return max(step / args.steps, (time.time() - train_start) / (60 * args.minutes))
+        return max(step / steps, (time.time() - train_start) / (60 * args.minutes))
 
     def lr_at(step, p):  # linear warmup, then cosine decay to 5% of the peak
         if step < warmup:
@@ -141,7 +187,7 @@ def main():
             loss = model(inputs, targets)
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_([p for _, p in trained], 1.0)
             opt.step()
             running.append(float(loss))
             step += 1
@@ -153,15 +199,19 @@ def main():
                 next_eval += 0.1
                 val = validation_loss(model, held, len(words))
                 print(f"step {step} validation MLM loss {val:.4f} (ppl {math.exp(val):.1f})", flush=True)
-                export(model, config, words, args.out)
+                export(model, hf_config, words, args.out)
 
     val = validation_loss(model, held, len(words))
-    export(model, config, words, args.out)
+    export(model, hf_config, words, args.out)
+    accuracy = mlm_accuracy(model, held, words)
     elapsed = time.time() - start
     print(f"done: {step} steps, {elapsed / 60:.1f} min, validation MLM loss {val:.4f}", flush=True)
-    summary = {"steps": step, "minutes": round(elapsed / 60, 1), "validation_loss": round(val, 4),
-               "parameters": n_params, "train_sentences": len(train), "held_out": len(held),
-               "unk_rate": round(unk, 4)}
+    for kind, (top1, top5, n) in accuracy.items():
+        print(f"held-out {kind}, each masked alone: top-1 {top1:.3f}, top-5 {top5:.3f} over {n} tokens", flush=True)
+    summary = {"head_only": args.head_only, "steps": step, "minutes": round(elapsed / 60, 1),
+               "validation_loss": round(val, 4), "parameters": n_params, "head_parameters": n_head,
+               "train_sentences": len(train), "held_out": len(held), "unk_rate": round(unk, 4),
+               "accuracy": {k: {"top1": round(a, 4), "top5": round(b, 4), "tokens": n} for k, (a, b, n) in accuracy.items()}}
     os.makedirs(dm.DATA_DIR, exist_ok=True)
     with open(os.path.join(dm.DATA_DIR, "train_summary.json"), "w") as f:
         json.dump(summary, f, indent=1)

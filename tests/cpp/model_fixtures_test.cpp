@@ -1,7 +1,7 @@
 // The built-in models (web/models/default, a BERT, and web/models/causal, a GPT-2) against their
 // PyTorch definitions on the fixture sentences (tests/fixtures/models/<model>/<case>, made by
-// tools/make_model_fixtures.py): every layer's attention, and the final hidden states, to 1e-4
-// absolute; for the causal model also every layer's input, and the logits to 1e-3 of the largest.
+// tools/make_model_fixtures.py): every layer's attention and input, and the final hidden states, to
+// 1e-4 absolute; the logits (the default model's MLM head, the causal model's) to 1e-3 of the largest.
 #include <gtest/gtest.h>
 
 #include <map>

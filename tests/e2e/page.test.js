@@ -111,6 +111,32 @@ test('typing a sentence draws every head in a worker, and the axis labels are mo
   await page.close();
 });
 
+test('the built-in BERT fills in each [MASK] with its top five words, the engine\'s, offline', async () => {
+  const { page, problems, responses } = await openPage();
+  const text = 'The [MASK] must act now to protect the [MASK] of our people.';
+  const expected = model.run(text);
+  await typeSentence(page, text, expected.tokens);
+  const masks = expected.tokens.flatMap((t, i) => (t === '[MASK]' ? [i] : []));
+  expect(masks).toHaveLength(2);
+  await page.waitForFunction(() => document.querySelectorAll('#predictions figure').length === 2);
+  const shown = await page.locator('#predictions figure').evaluateAll((figures) => figures.map((f) => ({
+    caption: f.querySelector('figcaption').textContent,
+    words: [...f.querySelectorAll('.prediction-token')].map((e) => e.textContent),
+    probabilities: [...f.querySelectorAll('li')].map((li) => Number(li.dataset.probability)),
+  })));
+  shown.forEach(({ caption, words, probabilities }, k) => {
+    const top = expected.predictions(masks[k], 5);
+    expect(caption).toBe(`[MASK] (token ${masks[k] + 1})`);
+    expect(words).toEqual(top.map((p) => `“${p.token}”`));
+    probabilities.forEach((p, i) => expect(p).toBeCloseTo(top[i].probability, 5));
+  });
+  await expect(page.locator('#model-status').textContent()).resolves.toMatch(/masked LM: it predicts each \[MASK\]\.$/);
+  await screenshot(page, 'page-mask');
+  expect(responses.filter((r) => !servedBy(r.url, pageServer.url))).toEqual([]);
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
 test('the page runs on every core when isolated, on one when served as most hosts do, with the same weights', async () => {
   const expected = model.run(SENTENCE);
   const plainServer = await startServer({ root: pageDir, isolated: false });

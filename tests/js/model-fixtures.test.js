@@ -1,8 +1,8 @@
 // The built-in models, loaded as a user would (engine.loadModel() and { builtin: 'causal' }, no
 // network), against their PyTorch definitions on the fixture sentences (tests/fixtures/models):
 // the tokenizer's ids exactly, every layer's attention and the final hidden states to 1e-4, and
-// the causal model's logits to 1e-3 of the largest |logit|, with its top predictions in PyTorch's
-// order, on both builds.
+// the logits (the default model's MLM head, the causal model's next token) to 1e-3 of the largest
+// |logit|, with the top predictions in PyTorch's order, on both builds.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
