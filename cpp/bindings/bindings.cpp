@@ -59,17 +59,21 @@ val copy(const float* data, size_t size) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
 }
 
-val create_attention(int d_model, int n_heads, bool causal, val w) {
+AttentionConfig attention_config(int d_model, int n_heads, int n_kv_heads, int d_head, bool causal) {
+  return {.d_model = d_model, .n_heads = n_heads, .n_kv_heads = n_kv_heads, .d_head = d_head, .causal = causal};
+}
+
+val create_attention(int d_model, int n_heads, int n_kv_heads, int d_head, bool causal, val w) {
   return result_or_error([&] {
     AttentionWeights weights{floats(w["wq"]), floats(w["wk"]), floats(w["wv"]), floats(w["wo"]),
                              floats(w["bq"]), floats(w["bk"]), floats(w["bv"]), floats(w["bo"])};
-    return val(std::make_unique<MultiHeadAttention>(AttentionConfig{d_model, n_heads, causal}, std::move(weights)));
+    return val(std::make_unique<MultiHeadAttention>(attention_config(d_model, n_heads, n_kv_heads, d_head, causal), std::move(weights)));
   });
 }
 
-val create_seeded_attention(int d_model, int n_heads, bool causal, uint32_t seed) {
+val create_seeded_attention(int d_model, int n_heads, int n_kv_heads, int d_head, bool causal, uint32_t seed) {
   return result_or_error([&] {
-    const AttentionConfig config{d_model, n_heads, causal};
+    const AttentionConfig config = attention_config(d_model, n_heads, n_kv_heads, d_head, causal);
     return val(std::make_unique<MultiHeadAttention>(config, random_attention_weights(config, seed)));
   });
 }
@@ -81,6 +85,10 @@ val view(const float* data, size_t size) { return val(emscripten::typed_memory_v
 template <class Convert>
 val trace_object(const AttentionTrace& t, Convert convert) {
   val out = val::object();
+  out.set("nQueries", t.n_queries);
+  out.set("nKeys", t.n_keys);
+  out.set("numKeyValueHeads", t.n_kv_heads);
+  out.set("headDim", t.d_head);
   out.set("q", convert(t.q.data(), t.q.size()));
   out.set("k", convert(t.k.data(), t.k.size()));
   out.set("v", convert(t.v.data(), t.v.size()));

@@ -1,5 +1,7 @@
 // MultiHeadAttention: validation, then the four steps (project, attend per head, concatenate,
-// project out) expressed as kernel calls. No SIMD here: kernels.h hides which kernels run.
+// project out) expressed as kernel calls, with the rotation after the projection and the score
+// bias as optional steps. No SIMD here: kernels.h hides which kernels run. The definition the
+// steps compute is attention_naive (attention_naive.cpp).
 #include "multihead/attention.h"
 
 #include <algorithm>
@@ -51,16 +53,32 @@ float largest_magnitude(const float* values, size_t count) {
   return out;
 }
 
-void check_config(const AttentionConfig& c) {
-  if (c.d_model < 1) throw std::invalid_argument("d_model must be at least 1, got " + std::to_string(c.d_model));
-  if (c.d_model > kMaxDModel) {
-    throw LimitError("d_model is " + std::to_string(c.d_model) + ", above the limit of " +
-                            std::to_string(kMaxDModel));
+AttentionConfig multi_head_config(int d_model, int n_heads, bool causal) {
+  if (n_heads >= 1 && d_model % n_heads != 0) {
+    throw std::invalid_argument("d_model (" + std::to_string(d_model) + ") must be divisible by n_heads (" + std::to_string(n_heads) +
+                                ") for heads of d_model / n_heads; give d_head to choose another width");
   }
-  if (c.n_heads < 1) throw std::invalid_argument("n_heads must be at least 1, got " + std::to_string(c.n_heads));
-  if (c.d_model % c.n_heads != 0) {
-    throw std::invalid_argument("d_model (" + std::to_string(c.d_model) + ") must be divisible by n_heads (" +
-                                std::to_string(c.n_heads) + ")");
+  return {.d_model = d_model, .n_heads = n_heads, .n_kv_heads = n_heads, .d_head = n_heads >= 1 ? d_model / n_heads : 0, .causal = causal};
+}
+
+void check_config(const AttentionConfig& c) {
+  const auto at_least_one = [](const char* name, int v) {
+    if (v < 1) throw std::invalid_argument(std::string(name) + " must be at least 1, got " + std::to_string(v));
+  };
+  at_least_one("d_model", c.d_model);
+  if (c.d_model > kMaxDModel) {
+    throw LimitError("d_model is " + std::to_string(c.d_model) + ", above the limit of " + std::to_string(kMaxDModel));
+  }
+  at_least_one("n_heads", c.n_heads);
+  at_least_one("n_kv_heads", c.n_kv_heads);
+  at_least_one("d_head", c.d_head);
+  if (double(c.n_heads) * c.d_head > kMaxDModel) {
+    throw LimitError("n_heads × d_head is " + std::to_string(c.n_heads) + " × " + std::to_string(c.d_head) +
+                     ", above the limit of " + std::to_string(kMaxDModel));
+  }
+  if (c.n_heads % c.n_kv_heads != 0) {
+    throw std::invalid_argument("n_heads (" + std::to_string(c.n_heads) + ") must be a multiple of n_kv_heads (" +
+                                std::to_string(c.n_kv_heads) + ")");
   }
 }
 
@@ -71,30 +89,33 @@ const AttentionConfig& checked(const AttentionConfig& c) {
   return c;
 }
 
-PackedMatrix square(const char* name, const std::vector<float>& w, int d) {
-  check_size(name, w.size(), size_t(d) * d, "d_model × d_model = " + std::to_string(d) + " × " + std::to_string(d));
+// A weight matrix (rows, cols) given as a flat vector, checked and packed.
+PackedMatrix matrix(const char* name, const std::vector<float>& w, int rows, int cols, const char* shape) {
+  check_size(name, w.size(), size_t(rows) * size_t(cols), std::string(shape) + " = " + std::to_string(rows) + " × " + std::to_string(cols));
   check_finite(name, w.data(), w.size());
-  return PackedMatrix(ConstMatrixMap(w.data(), d, d));
+  return PackedMatrix(ConstMatrixMap(w.data(), rows, cols));
 }
 
-Vector row(const char* name, const std::vector<float>& b, int d) {
-  check_size(name, b.size(), size_t(d), "d_model");
+Vector row(const char* name, const std::vector<float>& b, int size, const char* what) {
+  check_size(name, b.size(), size_t(size), what);
   check_finite(name, b.data(), b.size());
-  return Eigen::Map<const Vector>(b.data(), d);
+  return Eigen::Map<const Vector>(b.data(), size);
 }
 
 // Query rows attended together: their scores and weights, 2 × 32 × n floats, stay in cache from
 // the scores GEMM through softmax to the weighted sum.
 constexpr size_t kRowBlock = 32;
 
-// Bytes one forward pass allocates: Q, K, V, concat, output (n, d); the (n, n) score and weight
-// buffers of every head for a trace, or otherwise one block of score rows per thread; every head's
-// packed K and V (n, d/h each, padded). Computed in double so a huge n cannot overflow the check.
-double forward_bytes(double n, double d, double h, bool keep_trace) {
-  const double squares = keep_trace ? 2 * h * n * n : thread_count() * std::min(n, double(kRowBlock)) * n;
+// Bytes one forward pass allocates: Q and the concatenation (n_q, h·dh), K and V (n_k, kv·dh), the
+// output (n_q, d); the (n_q, n_k) score and weight buffers of every head for a trace, or otherwise
+// one block of score rows per thread; every key/value head's packed K and V (n_k, dh each,
+// padded). Computed in double so a huge n cannot overflow the check.
+double forward_bytes(double n_q, double n_k, const AttentionConfig& c, bool keep_trace) {
+  const double h = c.n_heads, kv = c.n_kv_heads, dh = c.d_head, d = c.d_model;
+  const double squares = keep_trace ? 2 * h * n_q * n_k : thread_count() * std::min(n_q, double(kRowBlock)) * n_k;
   const double panel = kernels::kPanelWidth;
-  const double packed = h * (std::ceil(n / panel) * panel * (d / h) + std::ceil(d / h / panel) * panel * n);
-  return 4.0 * (5 * n * d + squares + packed);
+  const double packed = kv * (std::ceil(n_k / panel) * panel * dh + std::ceil(dh / panel) * panel * n_k);
+  return 4.0 * (2 * n_q * h * dh + 2 * n_k * kv * dh + n_q * d + squares + packed);
 }
 
 // Sizes a trace buffer that may be reused. Growing frees the old buffer first: resize() would copy
@@ -106,9 +127,9 @@ void grow(std::vector<float>& buffer, size_t size) {
 
 // Writes -infinity over the scores of one query row that it may not see: keys from `end` on (the
 // causal mask) and keys whose mask is 0. PyTorch hides them the same way.
-void hide_scores(float* row, size_t n, size_t end, const uint8_t* key_mask) {
+void hide_scores(float* row, size_t n_k, size_t end, const uint8_t* key_mask) {
   constexpr float kHidden = -std::numeric_limits<float>::infinity();
-  std::fill(row + end, row + n, kHidden);
+  std::fill(row + end, row + n_k, kHidden);
   if (key_mask) {
     for (size_t j = 0; j < end; ++j) {
       if (!key_mask[j]) row[j] = kHidden;
@@ -119,8 +140,8 @@ void hide_scores(float* row, size_t n, size_t end, const uint8_t* key_mask) {
 // The cause every attention overflow gives: nothing else feeds the pass.
 constexpr const char* kCause = "the input or the weights are too large";
 
-// The first head with a value that is not finite in m (n, d), head i in columns [i·dh, (i+1)·dh).
-// Only for messages, after a check of all of m failed.
+// The first head with a value that is not finite in m (rows, heads·dh), head i in columns
+// [i·dh, (i+1)·dh). Only for messages, after a check of all of m failed.
 size_t head_with_overflow(const Matrix& m, size_t dh) {
   const size_t h = size_t(m.cols()) / dh;
   for (size_t i = 0; i < h; ++i) {
@@ -131,11 +152,11 @@ size_t head_with_overflow(const Matrix& m, size_t dh) {
   return h;
 }
 
-// Checks a per-head (n, d) intermediate (Q, K, V, the concatenated head outputs), naming its
-// first bad head on failure.
-void check_heads(const Matrix& m, size_t dh, const char* what) {
+// Checks a per-head intermediate (Q, K, V, the concatenated head outputs), naming its first bad
+// head on failure ("key/value head" for K and V when they are grouped).
+void check_heads(const Matrix& m, size_t dh, const char* what, const char* head = "head") {
   check_fits(m.data(), size_t(m.size()), [&] {
-    return std::string("attention: ") + what + " of head " + str(head_with_overflow(m, dh));
+    return std::string("attention: ") + what + " of " + head + " " + str(head_with_overflow(m, dh));
   }, kCause);
 }
 
@@ -155,152 +176,195 @@ void ablate(Matrix& concat, size_t first, size_t width, Ablation how) {
 
 MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionWeights w)
     : config_(checked(config)),
-      wq_(square("wq", w.wq, config.d_model)),
-      wk_(square("wk", w.wk, config.d_model)),
-      wv_(square("wv", w.wv, config.d_model)),
-      wo_(square("wo", w.wo, config.d_model)),
-      bq_(row("bq", w.bq, config.d_model)),
-      bk_(row("bk", w.bk, config.d_model)),
-      bv_(row("bv", w.bv, config.d_model)),
-      bo_(row("bo", w.bo, config.d_model)) {}
+      wq_(matrix("wq", w.wq, config.d_model, q_width(), "d_model × n_heads·d_head")),
+      wk_(matrix("wk", w.wk, config.d_model, kv_width(), "d_model × n_kv_heads·d_head")),
+      wv_(matrix("wv", w.wv, config.d_model, kv_width(), "d_model × n_kv_heads·d_head")),
+      wo_(matrix("wo", w.wo, q_width(), config.d_model, "n_heads·d_head × d_model")),
+      bq_(row("bq", w.bq, q_width(), "n_heads·d_head")),
+      bk_(row("bk", w.bk, kv_width(), "n_kv_heads·d_head")),
+      bv_(row("bv", w.bv, kv_width(), "n_kv_heads·d_head")),
+      bo_(row("bo", w.bo, config.d_model, "d_model")) {}
 
 MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config)
     : config_(checked(config)),
-      wq_(size_t(config.d_model), size_t(config.d_model)),
-      wk_(size_t(config.d_model), size_t(config.d_model)),
-      wv_(size_t(config.d_model), size_t(config.d_model)),
-      wo_(size_t(config.d_model), size_t(config.d_model)),
-      bq_(Vector::Zero(config.d_model)),
-      bk_(Vector::Zero(config.d_model)),
-      bv_(Vector::Zero(config.d_model)),
+      wq_(size_t(config.d_model), size_t(q_width())),
+      wk_(size_t(config.d_model), size_t(kv_width())),
+      wv_(size_t(config.d_model), size_t(kv_width())),
+      wo_(size_t(q_width()), size_t(config.d_model)),
+      bq_(Vector::Zero(q_width())),
+      bk_(Vector::Zero(kv_width())),
+      bv_(Vector::Zero(kv_width())),
       bo_(Vector::Zero(config.d_model)) {}
 
-void MultiHeadAttention::check_input(const float* x, size_t x_size, int n_tokens,
-                                     const std::vector<uint8_t>& key_mask, bool keep_trace) const {
-  if (n_tokens < 1) throw std::invalid_argument("n_tokens must be at least 1, got " + std::to_string(n_tokens));
-  if (n_tokens > kMaxTokens) {
-    throw LimitError("n_tokens is " + std::to_string(n_tokens) + ", above the limit of " +
-                            std::to_string(kMaxTokens));
+void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace) const {
+  const auto check_count = [](const char* name, int n) {
+    if (n < 1) throw std::invalid_argument(std::string(name) + " must be at least 1, got " + std::to_string(n));
+    if (n > kMaxTokens) throw LimitError(std::string(name) + " is " + std::to_string(n) + ", above the limit of " + std::to_string(kMaxTokens));
+  };
+  const bool self = in.x_q == in.x_kv && in.n_queries == in.n_keys;
+  check_count(self ? "n_tokens" : "n_queries", in.n_queries);
+  if (!self) check_count("n_keys", in.n_keys);
+  if (in.query_position < 0 || in.query_position > kMaxTokens) {
+    throw std::invalid_argument("query_position must be from 0 to " + std::to_string(kMaxTokens) + ", got " + std::to_string(in.query_position));
   }
-  const double bytes = forward_bytes(n_tokens, config_.d_model, config_.n_heads, keep_trace);
+  const double bytes = forward_bytes(in.n_queries, in.n_keys, config_, keep_trace);
   if (bytes > double(kMaxForwardBytes)) {
-    throw LimitError("a forward pass with n_tokens = " + std::to_string(n_tokens) + " needs " +
-                            std::to_string(std::llround(bytes / (1 << 20))) + " MiB, above the limit of " +
-                            str(kMaxForwardBytes >> 20) + " MiB");
+    throw LimitError("a forward pass with " + (self ? "n_tokens = " + std::to_string(in.n_queries)
+                                                    : "n_queries = " + std::to_string(in.n_queries) + " and n_keys = " + std::to_string(in.n_keys)) +
+                     " needs " + std::to_string(std::llround(bytes / (1 << 20))) + " MiB, above the limit of " +
+                     str(kMaxForwardBytes >> 20) + " MiB");
   }
-  check_size("x", x_size, size_t(n_tokens) * config_.d_model,
-             "n_tokens × d_model = " + std::to_string(n_tokens) + " × " + std::to_string(config_.d_model));
-  check_finite("x", x, x_size);
-  if (!key_mask.empty()) check_size("key_mask", key_mask.size(), size_t(n_tokens), "n_tokens");
+  const std::string d = std::to_string(config_.d_model);
+  if (self) {
+    check_size("x", q_size, size_t(in.n_queries) * config_.d_model, "n_tokens × d_model = " + std::to_string(in.n_queries) + " × " + d);
+  } else {
+    check_size("x_q", q_size, size_t(in.n_queries) * config_.d_model, "n_queries × d_model = " + std::to_string(in.n_queries) + " × " + d);
+    check_size("x_kv", kv_size, size_t(in.n_keys) * config_.d_model, "n_keys × d_model = " + std::to_string(in.n_keys) + " × " + d);
+    check_finite("x_kv", in.x_kv, kv_size);
+  }
+  check_finite(self ? "x" : "x_q", in.x_q, q_size);
+  if (mask_size) check_size("key_mask", mask_size, size_t(in.n_keys), self ? "n_tokens" : "n_keys");
+}
+
+AttentionInput MultiHeadAttention::self(const float* x, int n_tokens, const std::vector<uint8_t>& key_mask, const Ablation* ablation) const {
+  return {.x_q = x, .n_queries = n_tokens, .x_kv = x, .n_keys = n_tokens,
+          .key_mask = key_mask.empty() ? nullptr : key_mask.data(), .ablation = ablation};
 }
 
 AttentionTrace MultiHeadAttention::forward(const std::vector<float>& x, int n_tokens,
                                            const std::vector<uint8_t>& key_mask) const {
   AttentionTrace trace;
-  checked_run(x.data(), x.size(), n_tokens, key_mask, true, trace);
+  forward_into(x, n_tokens, key_mask, trace);
   return trace;
 }
 
 AttentionTrace MultiHeadAttention::forward(const Matrix& x, const std::vector<uint8_t>& key_mask) const {
   AttentionTrace trace;
-  checked_run(x.data(), x.size(), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), key_mask, true, trace);
+  const int n = x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows());
+  checked_run(self(x.data(), n, key_mask, nullptr), size_t(x.size()), size_t(x.size()), key_mask.size(), true, trace);
   return trace;
 }
 
 void MultiHeadAttention::forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
                                       AttentionTrace& trace) const {
-  checked_run(x.data(), x.size(), n_tokens, key_mask, true, trace);
+  checked_run(self(x.data(), n_tokens, key_mask, nullptr), x.size(), x.size(), key_mask.size(), true, trace);
 }
 
 void MultiHeadAttention::forward_into(const Matrix& x, AttentionTrace& trace, const Ablation* ablation) const {
-  checked_run(x.data(), size_t(x.size()), x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows()), {}, true, trace, ablation);
+  const int n = x.rows() > kMaxTokens ? kMaxTokens + 1 : int(x.rows());
+  checked_run(self(x.data(), n, {}, ablation), size_t(x.size()), size_t(x.size()), 0, true, trace);
+}
+
+void MultiHeadAttention::forward_into(const AttentionInput& input, AttentionTrace& trace) const {
+  // The rows are as many as the counts say: this entry trusts its pointers (the model's own buffers).
+  const auto rows = [&](int n) { return size_t(std::max(n, 0)) * size_t(config_.d_model); };
+  checked_run(input, rows(input.n_queries), rows(input.n_keys), 0, true, trace);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
                                           const std::vector<uint8_t>& key_mask) const {
   AttentionTrace trace;
-  checked_run(x.data(), x.size(), n_tokens, key_mask, false, trace);
+  checked_run(self(x.data(), n_tokens, key_mask, nullptr), x.size(), x.size(), key_mask.size(), false, trace);
   return std::move(trace.output);
 }
 
-void MultiHeadAttention::checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
-                                     bool keep_trace, AttentionTrace& t, const Ablation* ablation) const {
-  check_input(x, x_size, n_tokens, key_mask, keep_trace);
-  run(x, n_tokens, key_mask.empty() ? nullptr : key_mask.data(), t, keep_trace, ablation);
+void MultiHeadAttention::checked_run(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace,
+                                     AttentionTrace& t) const {
+  check_input(in, q_size, kv_size, mask_size, keep_trace);
+  run(in, t, keep_trace);
 }
 
-void MultiHeadAttention::run(const float* x, int n_tokens, const uint8_t* key_mask, AttentionTrace& t,
-                             bool keep_trace, const Ablation* ablation) const {
+void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool keep_trace) const {
   const auto& k = kernels::active_kernels();
-  const size_t n = n_tokens, d = config_.d_model, h = config_.n_heads, dh = d_head();
-  t.n_tokens = n_tokens;
+  const size_t n_q = size_t(in.n_queries), n_k = size_t(in.n_keys), d = size_t(config_.d_model);
+  const size_t h = size_t(config_.n_heads), kv = size_t(config_.n_kv_heads), dh = size_t(config_.d_head);
+  const size_t qw = h * dh, kvw = kv * dh, group = h / kv;
+  t.n_queries = in.n_queries;
+  t.n_keys = in.n_keys;
   t.d_model = config_.d_model;
   t.n_heads = config_.n_heads;
+  t.n_kv_heads = config_.n_kv_heads;
+  t.d_head = config_.d_head;
+  const char* kv_name = kv == h ? "head" : "key/value head";
 
-  // 1. Project the input into queries, keys and values for all heads at once: (n, d) each.
-  t.q.resize(n, d);
-  t.k.resize(n, d);
-  t.v.resize(n, d);
-  parallel_gemm(k.gemm, n, d, d, x, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), d);
-  parallel_gemm(k.gemm, n, d, d, x, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), d);
-  parallel_gemm(k.gemm, n, d, d, x, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), d);
+  // 1. Project: queries from x_q for all query heads at once, keys and values from x_kv for all
+  // key/value heads: (n_q, h·dh), (n_k, kv·dh), (n_k, kv·dh).
+  t.q.resize(n_q, qw);
+  t.k.resize(n_k, kvw);
+  t.v.resize(n_k, kvw);
+  parallel_gemm(k.gemm, n_q, qw, d, in.x_q, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), qw);
+  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), kvw);
+  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), kvw);
   check_heads(t.q, dh, "the queries");
-  check_heads(t.k, dh, "the keys");
-  check_heads(t.v, dh, "the values");
+  check_heads(t.k, dh, "the keys", kv_name);
+  check_heads(t.v, dh, "the values", kv_name);
 
-  // 2-3. Attention in each head, reading its columns of Q, K, V in place and writing its output
-  // straight into its columns of the concatenation. A trace keeps every head's (n, n) scores and
-  // weights; without one, each thread reuses one block of score rows.
-  const size_t blocks = (n + kRowBlock - 1) / kRowBlock;
-  const size_t key_floats = kernels::packed_size(dh, n), value_floats = kernels::packed_size(n, dh);
-  std::vector<float> keys(h * key_floats);      // scale·K_iᵀ per head, (dh, n), packed
-  std::vector<float> values(h * value_floats);  // V_i per head, (n, dh), packed
-  const size_t scratch = std::min(n, kRowBlock) * n;  // one thread's block of score rows, without a trace
-  grow(t.scores, keep_trace ? h * n * n : size_t(thread_count()) * scratch);
-  if (keep_trace) grow(t.weights, h * n * n);
-  t.concat.resize(n, d);
+  // 1b. Rotate the queries and the keys, each row at its position (RoPE), when the layer has a rotation.
+  if (rotate_) {
+    rotate_(t.q, config_.n_heads, in.query_position);
+    rotate_(t.k, config_.n_kv_heads, 0);
+    check_heads(t.q, dh, "the rotated queries");
+    check_heads(t.k, dh, "the rotated keys", kv_name);
+  }
+
+  // 2-3. Attention in each query head, reading its columns of Q and its key/value head's columns
+  // of K and V in place, and writing its output straight into its columns of the concatenation.
+  // A trace keeps every head's (n_q, n_k) scores and weights; without one, each thread reuses one
+  // block of score rows.
+  const size_t blocks = (n_q + kRowBlock - 1) / kRowBlock;
+  const size_t key_floats = kernels::packed_size(dh, n_k), value_floats = kernels::packed_size(n_k, dh);
+  std::vector<float> keys(kv * key_floats);      // scale·K_gᵀ per key/value head, (dh, n_k), packed
+  std::vector<float> values(kv * value_floats);  // V_g per key/value head, (n_k, dh), packed
+  const size_t scratch = std::min(n_q, kRowBlock) * n_k;  // one thread's block of score rows, without a trace
+  grow(t.scores, keep_trace ? h * n_q * n_k : size_t(thread_count()) * scratch);
+  if (keep_trace) grow(t.weights, h * n_q * n_k);
+  t.concat.resize(n_q, qw);
   const float scale = 1.0f / std::sqrt(float(dh));
-  parallel_for(h, 2 * n * d, [&](size_t i, size_t) {
-    kernels::pack_b(dh, n, t.k.data() + i * dh, 1, d, scale, keys.data() + i * key_floats);
-    kernels::pack_b(n, dh, t.v.data() + i * dh, d, 1, 1.0f, values.data() + i * value_floats);
+  parallel_for(kv, 2 * n_k * kvw, [&](size_t g, size_t) {
+    kernels::pack_b(dh, n_k, t.k.data() + g * dh, 1, kvw, scale, keys.data() + g * key_floats);
+    kernels::pack_b(n_k, dh, t.v.data() + g * dh, kvw, 1, 1.0f, values.data() + g * value_floats);
   });
-  // One task per head and block of query rows: their scores and weights, 2 × 32 × n floats, stay in
-  // cache from the scores GEMM through softmax to the weighted sum. Causal blocks differ in cost,
-  // so tasks are taken one at a time rather than dealt out in equal shares.
-  parallel_for(h * blocks, 2 * n * n * d, [&](size_t task, size_t thread) {
-    const size_t i = task / blocks, r0 = task % blocks * kRowBlock;
-    const size_t rows = std::min(kRowBlock, n - r0);
-    // Rows [r0, r0 + rows) of head i's scores and weights, (rows, n), row stride n.
-    float* s = keep_trace ? t.scores.data() + i * n * n + r0 * n : t.scores.data() + thread * scratch;
-    float* p = keep_trace ? t.weights.data() + i * n * n + r0 * n : s;
+  // Query r is at position query_position + r; with a causal mask it sees the keys up to there.
+  const auto visible_keys = [&](size_t r) { return config_.causal ? std::min(n_k, size_t(in.query_position) + r + 1) : n_k; };
+  // One task per head and block of query rows: their scores and weights, 2 × 32 × n_k floats, stay
+  // in cache from the scores GEMM through softmax to the weighted sum. Causal blocks differ in
+  // cost, so tasks are taken one at a time rather than dealt out in equal shares.
+  parallel_for(h * blocks, 2 * n_q * n_k * dh, [&](size_t task, size_t thread) {
+    const size_t i = task / blocks, r0 = task % blocks * kRowBlock, g = i / group;
+    const size_t rows = std::min(kRowBlock, n_q - r0);
+    // Rows [r0, r0 + rows) of head i's scores and weights, (rows, n_k), row stride n_k.
+    float* s = keep_trace ? t.scores.data() + i * n_q * n_k + r0 * n_k : t.scores.data() + thread * scratch;
+    float* p = keep_trace ? t.weights.data() + i * n_q * n_k + r0 * n_k : s;
     // Causal: keys after the block's last query are hidden from all of it, so are not computed.
-    const size_t seen = config_.causal ? r0 + rows : n;
-    k.gemm(rows, seen, dh, t.q.data() + r0 * d + i * dh, d, keys.data() + i * key_floats, kernels::panel_stride(dh), nullptr, s, n);
+    const size_t seen = visible_keys(r0 + rows - 1);
+    k.gemm(rows, seen, dh, t.q.data() + r0 * qw + i * dh, qw, keys.data() + g * key_floats, kernels::panel_stride(dh), nullptr, s, n_k);
+    if (in.score_bias) {
+      const float* bias = in.score_bias + i * n_q * n_k + r0 * n_k;
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t j = 0; j < seen; ++j) s[r * n_k + j] += bias[r * n_k + j];
+      }
+    }
     // Checked before hide_scores writes -infinity: a score that overflowed to -infinity would
     // otherwise become weight 0 unnoticed. Each query's causal window is checked, not the keys
     // the block computed beyond it, so the answer does not depend on the block size.
     const auto describe = [&] { return "attention: the scores of head " + str(i); };
-    if (config_.causal) {
-      for (size_t r = 0; r < rows; ++r) check_fits(s + r * n, r0 + r + 1, describe, kCause);
-    } else {
-      check_fits(s, rows * n, describe, kCause);
-    }
-    for (size_t r = 0; r < rows; ++r) hide_scores(s + r * n, n, config_.causal ? r0 + r + 1 : n, key_mask);
-    k.softmax(rows, n, s, n, p, n);
+    for (size_t r = 0; r < rows; ++r) check_fits(s + r * n_k, visible_keys(r0 + r), describe, kCause);
+    for (size_t r = 0; r < rows; ++r) hide_scores(s + r * n_k, n_k, visible_keys(r0 + r), in.key_mask);
+    k.softmax(rows, n_k, s, n_k, p, n_k);
     // Hidden keys have weight exactly 0, so the product may stop at `seen`.
-    k.gemm(rows, dh, seen, p, n, values.data() + i * value_floats, kernels::panel_stride(n), nullptr,
-           t.concat.data() + r0 * d + i * dh, d);
+    k.gemm(rows, dh, seen, p, n_k, values.data() + g * value_floats, kernels::panel_stride(n_k), nullptr,
+           t.concat.data() + r0 * qw + i * dh, qw);
   });
   // Finite scores give weights in [0, 1] summing to 1, but a weighted sum of values near the
   // float32 limit can still round past it.
   check_heads(t.concat, dh, "the output");
-  if (ablation) {
-    for (size_t i = 0; i < h; ++i) ablate(t.concat, i * dh, dh, ablation[i]);
+  if (in.ablation) {
+    for (size_t i = 0; i < h; ++i) ablate(t.concat, i * dh, dh, in.ablation[i]);
   }
   // 4. Final linear projection of the concatenated heads.
-  t.output.resize(n, d);
-  parallel_gemm(k.gemm, n, d, d, t.concat.data(), d, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
-  check_fits(t.output.data(), n * d, [] { return std::string("attention: the output projection"); }, kCause);
+  t.output.resize(n_q, d);
+  parallel_gemm(k.gemm, n_q, d, qw, t.concat.data(), qw, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
+  check_fits(t.output.data(), n_q * d, [] { return std::string("attention: the output projection"); }, kCause);
 }
 
 }  // namespace multihead

@@ -50,7 +50,7 @@ struct ModelLoader::Buffers {
     if (spec.pre_layer_norm) w->final_norm_gamma = w->final_norm_beta = Vector::Zero(d);
     w->layers.reserve(size_t(c.num_hidden_layers));
     for (int l = 0; l < c.num_hidden_layers; ++l) {
-      w->layers.push_back(LayerWeights{MultiHeadAttention({c.hidden_size, c.num_attention_heads, spec.causal}),
+      w->layers.push_back(LayerWeights{MultiHeadAttention(multi_head_config(c.hidden_size, c.num_attention_heads, spec.causal)),
                                        Vector::Zero(d), Vector::Zero(d), PackedMatrix(size_t(d), size_t(ff)), Vector::Zero(ff),
                                        PackedMatrix(size_t(ff), size_t(d)), Vector::Zero(d), Vector::Zero(d), Vector::Zero(d)});
     }

@@ -35,18 +35,18 @@ std::vector<float> uniform(SplitMix64& rng, size_t count, float limit) {
 }  // namespace
 
 AttentionWeights random_attention_weights(const AttentionConfig& config, uint32_t seed) {
-  check_config(config);  // before allocating d² floats
-  const size_t d = config.d_model;
-  const float w = 1.0f / std::sqrt(float(d));
+  check_config(config);  // before allocating
+  const size_t d = size_t(config.d_model), qw = size_t(config.n_heads) * config.d_head, kvw = size_t(config.n_kv_heads) * config.d_head;
+  // In this order, so that standard multi-head attention (qw = kvw = d) draws what it always drew.
   SplitMix64 rng(seed);
   AttentionWeights weights;
-  weights.wq = uniform(rng, d * d, w);
-  weights.wk = uniform(rng, d * d, w);
-  weights.wv = uniform(rng, d * d, w);
-  weights.wo = uniform(rng, d * d, w);
-  weights.bq = uniform(rng, d, 0.1f);
-  weights.bk = uniform(rng, d, 0.1f);
-  weights.bv = uniform(rng, d, 0.1f);
+  weights.wq = uniform(rng, d * qw, 1.0f / std::sqrt(float(d)));
+  weights.wk = uniform(rng, d * kvw, 1.0f / std::sqrt(float(d)));
+  weights.wv = uniform(rng, d * kvw, 1.0f / std::sqrt(float(d)));
+  weights.wo = uniform(rng, qw * d, 1.0f / std::sqrt(float(qw)));
+  weights.bq = uniform(rng, qw, 0.1f);
+  weights.bk = uniform(rng, kvw, 0.1f);
+  weights.bv = uniform(rng, kvw, 0.1f);
   weights.bo = uniform(rng, d, 0.1f);
   return weights;
 }

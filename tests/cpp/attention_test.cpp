@@ -19,7 +19,7 @@ struct Layer {
   AttentionWeights weights;
   MultiHeadAttention attention;
   Layer(int d, int h, bool causal, uint32_t seed = 7)
-      : config{d, h, causal}, weights(random_attention_weights(config, seed)), attention(config, weights) {}
+      : config(multi_head_config(d, h, causal)), weights(random_attention_weights(config, seed)), attention(config, weights) {}
 };
 
 // Expects `call` to throw E with a message containing every piece of `parts`.
@@ -62,7 +62,8 @@ TEST(MultiHeadAttention, ForwardIntoReusesOneTraceAndMatchesForward) {
     EXPECT_EQ(reused.weights, fresh.weights) << "n=" << n;
     EXPECT_EQ(reused.scores, fresh.scores) << "n=" << n;
     EXPECT_EQ(max_abs_diff(reused.output, fresh.output), 0.0) << "n=" << n;
-    EXPECT_EQ(reused.n_tokens, n);
+    EXPECT_EQ(reused.n_queries, n);
+    EXPECT_EQ(reused.n_keys, n);
   }
 }
 
@@ -90,6 +91,126 @@ TEST(MultiHeadAttention, AnAblatedHeadGivesZerosOrItsMeanToTheOutputProjectionAn
     output.rowwise() += to_double(layer.weights.bo, 1, size_t(d)).row(0);
     EXPECT_LT(max_abs_diff(ablated.output, output), 1e-5) << "causal " << causal;
   }
+}
+
+// One shape of attention for the any-shape tests: the queries' and the keys' counts, the layer's
+// sizes, the first query's position, and whether a causal mask, a key mask and a score bias apply.
+struct Shape {
+  int n_q, n_k, d, h, kv, dh, position;
+  bool causal, masked = false, biased = false;
+};
+
+std::string describe(const Shape& s) {
+  return "n_q=" + std::to_string(s.n_q) + " n_k=" + std::to_string(s.n_k) + " d=" + std::to_string(s.d) + " h=" + std::to_string(s.h) +
+         " kv=" + std::to_string(s.kv) + " dh=" + std::to_string(s.dh) + " position=" + std::to_string(s.position) +
+         (s.causal ? " causal" : "") + (s.masked ? " masked" : "") + (s.biased ? " biased" : "");
+}
+
+TEST(MultiHeadAttention, AttentionOfAnyShapeMatchesAttentionNaive) {
+  const std::vector<Shape> shapes = {
+      {5, 5, 12, 3, 1, 4, 0, false},          // one key/value head for every query head
+      {5, 5, 12, 3, 1, 4, 0, true, true},
+      {7, 7, 16, 4, 2, 8, 0, true},           // grouped, and d_head ≠ d / h (4 × 8 = 32 ≠ 16)
+      {9, 9, 24, 6, 3, 5, 0, false, false, true},
+      {1, 9, 24, 6, 3, 5, 8, true},           // one new query after 8 cached keys, as a step of generation
+      {3, 40, 32, 8, 2, 4, 37, true, true},   // the last 3 queries of 40
+      {2, 40, 32, 8, 2, 4, 10, true, false, true},  // queries in the middle: the keys after them are hidden
+      {33, 70, 20, 4, 4, 7, 0, false, true, true},  // cross-attention: more keys than queries, none hidden
+      {70, 70, 48, 6, 1, 8, 0, true},         // several row blocks, multi-query
+      {40, 17, 12, 2, 2, 6, 0, true},         // more queries than keys
+      {100, 100, 20, 4, 4, 5, 0, true},       // standard multi-head attention
+  };
+  for (const Shape& s : shapes) {
+    const AttentionConfig c{.d_model = s.d, .n_heads = s.h, .n_kv_heads = s.kv, .d_head = s.dh, .causal = s.causal};
+    const AttentionWeights w = random_attention_weights(c, 7);
+    const MultiHeadAttention layer(c, w);
+    const auto x_q = random_values(size_t(s.n_q) * s.d, 3), x_kv = random_values(size_t(s.n_k) * s.d, 4);
+    std::vector<uint8_t> mask;
+    if (s.masked) for (int j = 0; j < s.n_k; ++j) mask.push_back(j == 0 || j % 4 != 2);
+    std::vector<double> bias_d;
+    std::vector<float> bias;
+    if (s.biased) {
+      bias = random_values(size_t(s.h) * s.n_q * s.n_k, 5, 2.0f);
+      bias_d.assign(bias.begin(), bias.end());
+    }
+    AttentionTrace t;
+    layer.forward_into({.x_q = x_q.data(), .n_queries = s.n_q, .x_kv = x_kv.data(), .n_keys = s.n_k, .query_position = s.position,
+                        .key_mask = mask.empty() ? nullptr : mask.data(), .score_bias = bias.empty() ? nullptr : bias.data()},
+                       t);
+    const ReferenceResult r = reference_attention(x_q, s.n_q, x_kv, s.n_k, c, w, s.position, mask, bias_d);
+    EXPECT_EQ(t.q.rows(), s.n_q) << describe(s);
+    EXPECT_EQ(t.q.cols(), s.h * s.dh) << describe(s);
+    EXPECT_EQ(t.k.rows(), s.n_k) << describe(s);
+    EXPECT_EQ(t.k.cols(), s.kv * s.dh) << describe(s);
+    EXPECT_EQ(t.output.cols(), s.d) << describe(s);
+    for (int i = 0; i < s.h; ++i) {
+      EXPECT_EQ(t.kv_head(i), i / (s.h / s.kv));
+      EXPECT_LT(max_abs_diff(t.head_weights(i), r.weights[size_t(i)]), 1e-5) << describe(s) << " head " << i;
+    }
+    EXPECT_LT(max_abs_diff(t.output, r.output), 1e-5) << describe(s);
+  }
+}
+
+TEST(MultiHeadAttention, QueryHeadIReadsKeyValueHeadIOverTheGroupSizeNotIModuloKv) {
+  // 4 query heads on 2 key/value heads: heads 0 and 1 share key/value head 0, heads 2 and 3 head 1.
+  // W_q gives heads 0 and 1 the same queries (and 2 and 3), so heads sharing keys have the same
+  // weights; with i % kv, head 1 would read key/value head 1 and differ from head 0.
+  const AttentionConfig c{.d_model = 8, .n_heads = 4, .n_kv_heads = 2, .d_head = 3, .causal = false};
+  AttentionWeights w = random_attention_weights(c, 9);
+  for (int row = 0; row < 8; ++row) {
+    for (int col = 0; col < 3; ++col) {
+      w.wq[size_t(row) * 12 + 3 + col] = w.wq[size_t(row) * 12 + col];
+      w.wq[size_t(row) * 12 + 9 + col] = w.wq[size_t(row) * 12 + 6 + col];
+    }
+  }
+  for (int col = 0; col < 3; ++col) w.bq[size_t(3 + col)] = w.bq[size_t(col)], w.bq[size_t(9 + col)] = w.bq[size_t(6 + col)];
+  const AttentionTrace t = MultiHeadAttention(c, w).forward(random_values(6 * 8, 2), 6);
+  EXPECT_EQ(max_abs_diff(t.head_weights(0), t.head_weights(1)), 0.0);
+  EXPECT_EQ(max_abs_diff(t.head_weights(2), t.head_weights(3)), 0.0);
+  EXPECT_GT(max_abs_diff(t.head_weights(0), t.head_weights(2)), 1e-3);
+  EXPECT_EQ(max_abs_diff(t.keys(1), t.keys(0)), 0.0);  // the trace's per-head keys are the shared head's
+}
+
+TEST(MultiHeadAttention, TheRotationStepRotatesQueriesAndKeysAtTheirPositionsBeforeTheScores) {
+  // A made-up rotation (each row scaled by 1 + position / 10): the pass must apply it to the
+  // queries at query_position + r and to the keys at r, before the scores.
+  const AttentionConfig c{.d_model = 12, .n_heads = 4, .n_kv_heads = 2, .d_head = 3, .causal = true};
+  const AttentionWeights w = random_attention_weights(c, 3);
+  MultiHeadAttention layer(c, w);
+  layer.set_rotation([](Matrix& x, int, int first) {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) x.row(r) *= 1.0f + float(first + r) / 10.0f;
+  });
+  const int n_q = 3, n_k = 10, position = 7;
+  const auto x_q = random_values(size_t(n_q) * 12, 1), x_kv = random_values(size_t(n_k) * 12, 2);
+  AttentionTrace t;
+  layer.forward_into({.x_q = x_q.data(), .n_queries = n_q, .x_kv = x_kv.data(), .n_keys = n_k, .query_position = position}, t);
+  // The reference: project, rotate the same way, attend.
+  const auto project = [&](const std::vector<float>& x, int n, const std::vector<float>& W, const std::vector<float>& b, int width,
+                           int first) {
+    MatrixD y = to_double(x, size_t(n), 12) * to_double(W, 12, size_t(width));
+    y.rowwise() += to_double(b, 1, size_t(width)).row(0);
+    for (int r = 0; r < n; ++r) y.row(r) *= double(1.0f + float(first + r) / 10.0f);
+    return flat(y);
+  };
+  const NaiveAttention a = attention_naive(project(x_q, n_q, w.wq, w.bq, 12, position), project(x_kv, n_k, w.wk, w.bk, 6, 0),
+                                           flat(to_double(x_kv, size_t(n_k), 12) * to_double(w.wv, 12, 6) +
+                                                MatrixD::Ones(n_k, 1) * to_double(w.bv, 1, 6)),
+                                           n_q, n_k, 4, 2, 3, true, position);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LT(max_abs_diff(t.head_weights(i), Eigen::Map<const MatrixD>(a.weights.data() + size_t(i) * n_q * n_k, n_q, n_k)), 1e-5) << i;
+  }
+}
+
+TEST(MultiHeadAttention, AttentionNaiveGivesAHiddenRowZerosAndTheDefinitionOnAHandExample) {
+  // One head, d_head 1, two keys: scores q·k / 1 = {1·1, 1·3} → weights softmax(1, 3); out = Σ w·v.
+  const NaiveAttention a = attention_naive({1}, {1, 3}, {10, 20}, 1, 2, 1, 1, 1, false, 0);
+  const double w0 = 1 / (1 + std::exp(2.0));
+  EXPECT_NEAR(a.weights[0], w0, 1e-15);
+  EXPECT_NEAR(a.weights[1], 1 - w0, 1e-15);
+  EXPECT_NEAR(a.concat[0], 10 * w0 + 20 * (1 - w0), 1e-12);
+  const NaiveAttention hidden = attention_naive({1}, {1, 3}, {10, 20}, 1, 2, 1, 1, 1, false, 0, {}, {0, 0});
+  EXPECT_EQ(hidden.weights, std::vector<double>({0, 0}));
+  EXPECT_EQ(hidden.concat, std::vector<double>({0}));
 }
 
 TEST(MultiHeadAttention, EveryAttentionRowSumsToOne) {
@@ -193,22 +314,27 @@ TEST(MultiHeadAttention, TheTraceHoldsScaledScoresWithHiddenKeysAtMinusInfinity)
 }
 
 TEST(MultiHeadAttention, SeededWeightsAreDeterministic) {
-  const AttentionConfig c{12, 3, false};
+  const AttentionConfig c = multi_head_config(12, 3, false);
   EXPECT_EQ(random_attention_weights(c, 42).wq, random_attention_weights(c, 42).wq);
   EXPECT_NE(random_attention_weights(c, 42).wq, random_attention_weights(c, 43).wq);
 }
 
 TEST(MultiHeadAttentionErrors, BadConfigurationsNameTheParameterAndValue) {
-  expect_error<std::invalid_argument>([] { check_config({10, 3, false}); }, {"d_model (10)", "n_heads (3)", "divisible"});
-  expect_error<std::invalid_argument>([] { check_config({12, 0, false}); }, {"n_heads", "at least 1", "got 0"});
-  expect_error<std::invalid_argument>([] { check_config({0, 1, false}); }, {"d_model", "got 0"});
-  expect_error<std::length_error>([] { check_config({kMaxDModel + 4, 4, false}); },
+  const auto config = [](int d, int h, int kv, int dh) { return AttentionConfig{.d_model = d, .n_heads = h, .n_kv_heads = kv, .d_head = dh}; };
+  expect_error<std::invalid_argument>([] { multi_head_config(10, 3, false); }, {"d_model (10)", "n_heads (3)", "divisible", "d_head"});
+  expect_error<std::invalid_argument>([&] { check_config(config(12, 0, 1, 4)); }, {"n_heads", "at least 1", "got 0"});
+  expect_error<std::invalid_argument>([&] { check_config(config(0, 1, 1, 4)); }, {"d_model", "got 0"});
+  expect_error<std::invalid_argument>([&] { check_config(config(12, 4, 0, 3)); }, {"n_kv_heads", "at least 1", "got 0"});
+  expect_error<std::invalid_argument>([&] { check_config(config(12, 4, 4, 0)); }, {"d_head", "at least 1", "got 0"});
+  expect_error<std::invalid_argument>([&] { check_config(config(12, 6, 4, 2)); }, {"n_heads (6)", "multiple of n_kv_heads (4)"});
+  expect_error<std::length_error>([&] { check_config(config(kMaxDModel + 4, 4, 4, 2)); },
                                   {"d_model is " + std::to_string(kMaxDModel + 4), "limit"});
-  expect_error<std::invalid_argument>([] { random_attention_weights({12, 5, false}, 1); }, {"d_model (12)", "n_heads (5)"});
+  expect_error<std::length_error>([&] { check_config(config(64, 64, 8, 128)); }, {"n_heads × d_head is 64 × 128", "limit"});
+  expect_error<std::invalid_argument>([&] { random_attention_weights(config(12, 6, 4, 2), 1); }, {"n_heads (6)", "n_kv_heads (4)"});
 }
 
 TEST(MultiHeadAttentionErrors, WrongWeightSizesNameTheWeight) {
-  const AttentionConfig c{12, 3, false};
+  const AttentionConfig c = multi_head_config(12, 3, false);
   for (const char* name : {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"}) {
     AttentionWeights w = random_attention_weights(c, 1);
     std::vector<float>* field = std::string(name) == "wq" ? &w.wq : std::string(name) == "wk" ? &w.wk

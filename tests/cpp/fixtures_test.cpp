@@ -58,7 +58,7 @@ class TorchFixture : public ::testing::TestWithParam<const char*> {};
 TEST_P(TorchFixture, MatchesTorchMultiheadAttentionTo1e5) {
   Fixture f = read_fixture(GetParam());
   const int n = f.values["n_tokens"], h = f.values["n_heads"];
-  const AttentionConfig config{f.values["d_model"], h, f.values["causal"] != 0};
+  const AttentionConfig config = multi_head_config(f.values["d_model"], h, f.values["causal"] != 0);
   auto& t = f.tensors;
   const MultiHeadAttention attention(config, {t["wq"], t["wk"], t["wv"], t["wo"], t["bq"], t["bk"], t["bv"], t["bo"]});
   const AttentionTrace trace = attention.forward(t["x"], n, f.key_mask);

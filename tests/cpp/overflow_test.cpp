@@ -22,7 +22,7 @@ constexpr float kHuge = 3e38f;  // finite; twice it is not
 const std::string kAttentionCause = " overflowed float32 (the input or the weights are too large)";
 
 // The example: L = createAttention({ dModel: 8, numHeads: 2, seed: 42 }), x of 24 values.
-const AttentionConfig kConfig{8, 2, false};
+const AttentionConfig kConfig = multi_head_config(8, 2, false);
 
 std::vector<float> example_x(float scale = 1.0f) {
   std::vector<float> x(24);
@@ -51,7 +51,7 @@ void expect_layer_error(const MultiHeadAttention& layer, const std::vector<float
 }
 
 void expect_rows_sum_to_one(const AttentionTrace& t) {
-  const size_t n = size_t(t.n_tokens);
+  const size_t n = size_t(t.n_queries);  // self-attention: n_q = n_k
   for (int h = 0; h < t.n_heads; ++h) {
     for (size_t i = 0; i < n; ++i) {
       double sum = 0;
@@ -77,13 +77,14 @@ TEST(AttentionOverflow, InputScaledBy1e20OverflowsTheScores) {
   // Q and K reach about 1e20, finite; their products do not fit.
   const MultiHeadAttention layer(kConfig, random_attention_weights(kConfig, 42));
   expect_layer_error(layer, example_x(1e20f), 3, "attention: the scores of head 0" + kAttentionCause);
-  const MultiHeadAttention causal({8, 2, true}, random_attention_weights({8, 2, true}, 42));
+  const AttentionConfig causal_config = multi_head_config(8, 2, true);
+  const MultiHeadAttention causal(causal_config, random_attention_weights(causal_config, 42));
   expect_layer_error(causal, example_x(1e20f), 3, "attention: the scores of head 0" + kAttentionCause);
 }
 
 TEST(AttentionOverflow, ScoresOverflowingToMinusInfinityAreNotTakenForHiddenKeys) {
   // Every score is -1e40: before the fix each row's weights were all 0 (summing to 0, not 1).
-  const AttentionConfig one{1, 1, false};
+  const AttentionConfig one = multi_head_config(1, 1, false);
   const MultiHeadAttention layer(one, AttentionWeights{{1e20f}, {-1e20f}, {1}, {1}, {0}, {0}, {0}, {0}});
   expect_layer_error(layer, {1, 1, 1}, 3, "attention: the scores of head 0" + kAttentionCause);
   expect_layer_error(layer, {1, 1, 1}, 3, "attention: the scores of head 0" + kAttentionCause, {1, 0, 1});
@@ -92,7 +93,7 @@ TEST(AttentionOverflow, ScoresOverflowingToMinusInfinityAreNotTakenForHiddenKeys
 TEST(AttentionOverflow, TheValuesAndTheOutputProjectionAreNamed) {
   // dModel 2, 2 heads, x all ones: every product is known, so what overflows does not hang on
   // random values. Column 1 of W_v (head 1) holds 3e38 twice: V = 6e38.
-  const AttentionConfig c{2, 2, false};
+  const AttentionConfig c = multi_head_config(2, 2, false);
   const std::vector<float> ones(6, 1.0f), zero(2, 0.0f), identity{1, 0, 0, 1};
   const AttentionWeights values{identity, identity, {0, kHuge, 0, kHuge}, identity, zero, zero, zero, zero};
   expect_layer_error(MultiHeadAttention(c, values), ones, 3, "attention: the values of head 1" + kAttentionCause);
@@ -120,7 +121,7 @@ TEST(AttentionOverflow, LargeValuesThatFitStillGiveRowsSummingTo1) {
   AttentionWeights w = random_attention_weights(kConfig, 42);
   for (auto* m : {&w.wq, &w.wk}) for (float& v : *m) v *= 1e18f;
   for (bool causal : {false, true}) {
-    const AttentionConfig c{8, 2, causal};
+    const AttentionConfig c = multi_head_config(8, 2, causal);
     expect_rows_sum_to_one(MultiHeadAttention(c, w).forward(example_x(1e-2f), 3));
   }
 }

@@ -191,7 +191,7 @@ TEST(ParallelAttention, EveryThreadCountGivesTheSameTraceBits) {
   // enough to be split (each thread's scratch rows then hold fewer than a block).
   for (const auto [d, heads, n] : std::vector<std::array<int, 3>>{{64, 4, 100}, {512, 8, 20}})
   for (bool causal : {false, true}) {
-    const AttentionConfig config{d, heads, causal};
+    const AttentionConfig config = multi_head_config(d, heads, causal);
     const MultiHeadAttention layer(config, random_attention_weights(config, 7));
     const std::vector<float> x = wave(size_t(n) * size_t(d), 0.013);
     std::vector<uint8_t> mask(n, 1);
@@ -211,7 +211,7 @@ TEST(ParallelAttention, EveryThreadCountGivesTheSameTraceBits) {
 }
 
 TEST(ParallelAttention, AnOverflowNamesTheFirstHeadWhateverTheThreadCount) {
-  const AttentionConfig config{64, 4, false};
+  const AttentionConfig config = multi_head_config(64, 4, false);
   AttentionWeights w = random_attention_weights(config, 3);
   // Heads 1 and 3 get huge queries, so their scores overflow; head 1 is the one to name.
   for (size_t r = 0; r < 64; ++r) {

@@ -1,5 +1,5 @@
-// Test helpers: a float64 reference of multi-head attention written with plain Eigen, random
-// inputs, and comparisons that report the largest difference.
+// Test helpers: a float64 reference of multi-head attention (attention_naive, with the projections
+// in float64), random inputs, and comparisons that report the largest difference.
 #pragma once
 
 #include <Eigen/Core>
@@ -30,60 +30,39 @@ inline MatrixD to_double(const std::vector<float>& values, size_t rows, size_t c
 }
 
 struct ReferenceResult {
-  std::vector<MatrixD> weights;  // h × (n, n)
-  MatrixD output;                // (n, d)
+  std::vector<MatrixD> weights;  // h × (n_q, n_k)
+  MatrixD output;                // (n_q, d)
 };
 
-// Softmax over the visible keys of each row; rows with no visible key are zeros.
-inline MatrixD reference_softmax(const MatrixD& scores, const std::vector<bool>& visible_flat) {
-  MatrixD p = MatrixD::Zero(scores.rows(), scores.cols());
-  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-    double max = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
-      if (visible_flat[i * scores.cols() + j]) max = std::max(max, scores(i, j));
-    }
-    if (std::isinf(max)) continue;
-    double sum = 0;
-    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
-      if (visible_flat[i * scores.cols() + j]) sum += (p(i, j) = std::exp(scores(i, j) - max));
-    }
-    p.row(i) /= sum;
-  }
-  return p;
-}
+inline std::vector<double> flat(const MatrixD& m) { return std::vector<double>(m.data(), m.data() + m.size()); }
 
-inline std::vector<bool> visibility(size_t n, bool causal, const std::vector<uint8_t>& key_mask) {
-  std::vector<bool> visible(n * n);
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      visible[i * n + j] = !(causal && j > i) && (key_mask.empty() || key_mask[j]);
-    }
-  }
-  return visible;
-}
-
-// Multi-head attention in float64, head by head, straight from the definition.
-inline ReferenceResult reference_attention(const std::vector<float>& x, int n_tokens, const AttentionConfig& c,
-                                           const AttentionWeights& w, const std::vector<uint8_t>& key_mask = {}) {
-  const int n = n_tokens, d = c.d_model, dh = c.d_model / c.n_heads;
-  const MatrixD X = to_double(x, n, d);
-  auto project = [&](const std::vector<float>& W, const std::vector<float>& b) {
-    MatrixD y = X * to_double(W, d, d);
-    y.rowwise() += to_double(b, 1, d).row(0);
-    return y;
+// Attention in float64: the projections with Eigen, then the definition itself, attention_naive
+// (cpp/src/attention_naive.cpp), then the output projection. x_q (n_q, d), x_kv (n_k, d).
+inline ReferenceResult reference_attention(const std::vector<float>& x_q, int n_q, const std::vector<float>& x_kv, int n_k,
+                                           const AttentionConfig& c, const AttentionWeights& w, int query_position = 0,
+                                           const std::vector<uint8_t>& key_mask = {}, const std::vector<double>& bias = {}) {
+  const int d = c.d_model, qw = c.n_heads * c.d_head, kvw = c.n_kv_heads * c.d_head;
+  const auto project = [&](const std::vector<float>& x, int n, const std::vector<float>& W, const std::vector<float>& b, int width) {
+    MatrixD y = to_double(x, n, d) * to_double(W, d, width);
+    y.rowwise() += to_double(b, 1, width).row(0);
+    return flat(y);
   };
-  const MatrixD Q = project(w.wq, w.bq), K = project(w.wk, w.bk), V = project(w.wv, w.bv);
-  const std::vector<bool> visible = visibility(n, c.causal, key_mask);
+  const NaiveAttention a = attention_naive(project(x_q, n_q, w.wq, w.bq, qw), project(x_kv, n_k, w.wk, w.bk, kvw),
+                                           project(x_kv, n_k, w.wv, w.bv, kvw), n_q, n_k, c.n_heads, c.n_kv_heads, c.d_head,
+                                           c.causal, query_position, bias, key_mask);
   ReferenceResult r;
-  MatrixD concat(n, d);
   for (int h = 0; h < c.n_heads; ++h) {
-    const MatrixD scores = Q.middleCols(h * dh, dh) * K.middleCols(h * dh, dh).transpose() / std::sqrt(double(dh));
-    r.weights.push_back(reference_softmax(scores, visible));
-    concat.middleCols(h * dh, dh) = r.weights.back() * V.middleCols(h * dh, dh);
+    r.weights.push_back(Eigen::Map<const MatrixD>(a.weights.data() + size_t(h) * n_q * n_k, n_q, n_k));
   }
-  r.output = concat * to_double(w.wo, d, d);
+  r.output = Eigen::Map<const MatrixD>(a.concat.data(), n_q, qw) * to_double(w.wo, qw, d);
   r.output.rowwise() += to_double(w.bo, 1, d).row(0);
   return r;
+}
+
+// Self-attention: x (n, d) as both the queries' and the keys' rows.
+inline ReferenceResult reference_attention(const std::vector<float>& x, int n_tokens, const AttentionConfig& c,
+                                           const AttentionWeights& w, const std::vector<uint8_t>& key_mask = {}) {
+  return reference_attention(x, n_tokens, x, n_tokens, c, w, 0, key_mask);
 }
 
 template <class A, class B>

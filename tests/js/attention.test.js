@@ -27,6 +27,41 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     layer.dispose();
   });
 
+  test.each([
+    // n, d, h, kv, dh, causal
+    [7, 12, 4, 2, 3, false], [7, 12, 4, 1, 3, true], [9, 16, 4, 2, 8, true], [40, 24, 6, 3, 5, false], [33, 20, 3, 3, 9, true],
+  ])('n=%i, d=%i with %i query heads on %i key/value heads of width %i (causal %s) matches the float64 reference', (n, d, h, kv, dh, causal) => {
+    const w = randomWeights(d, n, { h, kv, dh });
+    const x = randomValues(n * d, 98);
+    const keyMask = Uint8Array.from({ length: n }, (_, j) => (j % 5 === 3 ? 0 : 1));
+    const layer = engine.createAttention({ dModel: d, numHeads: h, numKeyValueHeads: kv, headDim: dh, causal, weights: w });
+    expect([layer.numKeyValueHeads, layer.headDim]).toEqual([kv, dh]);
+    const trace = layer.forward(x, n, { keyMask });
+    const ref = referenceAttention(x, n, d, h, causal, w, keyMask, { kv, dh });
+    for (let head = 0; head < h; head++) {
+      expect(maxAbsDiff(trace.weights(head), ref.weights[head])).toBeLessThan(1e-5);
+      expect(trace.kvHead(head)).toBe(Math.floor(head / (h / kv)));
+      expect(trace.queries(head)).toHaveLength(n * dh);
+      expect(trace.keys(head)).toEqual(trace.keys(trace.kvHead(head) * (h / kv))); // a key/value head's first query head reads the same keys
+    }
+    expect([trace.nQueries, trace.nKeys, trace.numKeyValueHeads, trace.headDim]).toEqual([n, n, kv, dh]);
+    expect(trace.concat()).toHaveLength(n * h * dh);
+    expect(maxAbsDiff(trace.output(), ref.output)).toBeLessThan(1e-5);
+    layer.dispose();
+  });
+
+  test('seeded layers of grouped heads are deterministic, and without the new options a layer is as before', () => {
+    const grouped = engine.createAttention({ dModel: 12, numHeads: 4, numKeyValueHeads: 2, headDim: 5, seed: 11 });
+    const again = engine.createAttention({ dModel: 12, numHeads: 4, numKeyValueHeads: 2, headDim: 5, seed: 11 });
+    const x = randomValues(6 * 12, 1);
+    expect(grouped.forward(x, 6).output()).toEqual(again.forward(x, 6).output());
+    const plain = engine.createAttention({ dModel: 12, numHeads: 4, seed: 11 });
+    const spelled = engine.createAttention({ dModel: 12, numHeads: 4, numKeyValueHeads: 4, headDim: 3, seed: 11 });
+    expect(plain.forward(x, 6).output()).toEqual(spelled.forward(x, 6).output());
+    expect([plain.numKeyValueHeads, plain.headDim, plain.dHead]).toEqual([4, 3, 3]);
+    for (const layer of [grouped, again, plain, spelled]) layer.dispose();
+  });
+
   test("rows of every head's attention sum to 1", () => {
     const layer = engine.createAttention({ dModel: 48, numHeads: 6, seed: 3 });
     const n = 21;

@@ -24,6 +24,12 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     { args: { dModel: 4, numHeads: 1, weights: {} }, type: TypeError, message: 'weights.wq is missing' },
     { args: { dModel: 4, numHeads: 1, weights: { wq: new Float32Array(15) } }, type: RangeError, message: 'weights.wq must have dModel × dModel = 4 × 4 = 16 values, got 15' },
     { args: { dModel: 4, numHeads: 1, weights: { wq: 'abc' } }, type: TypeError, message: 'weights.wq must be a Float32Array' },
+    { args: { dModel: 12, numHeads: 6, numKeyValueHeads: 4, seed: 1 }, type: RangeError, message: 'numHeads (6) must be a multiple of numKeyValueHeads (4)' },
+    { args: { dModel: 12, numHeads: 4, numKeyValueHeads: 0, seed: 1 }, type: RangeError, message: 'numKeyValueHeads must be from 1 to 4, got 0' },
+    { args: { dModel: 12, numHeads: 4, headDim: 0, seed: 1 }, type: RangeError, message: 'headDim must be from 1 to 4096, got 0' },
+    { args: { dModel: 12, numHeads: 64, headDim: 128, seed: 1 }, type: RangeError, message: 'numHeads × headDim is 64 × 128 = 8192, above the limit of 4096' },
+    { args: { dModel: 4, numHeads: 2, numKeyValueHeads: 1, headDim: 3, weights: { wq: new Float32Array(24), wk: new Float32Array(11) } }, type: RangeError,
+      message: 'weights.wk must have dModel × numKeyValueHeads·headDim = 4 × 3 = 12 values, got 11' },
   ])('createAttention throws a $type.name: $message', ({ args, type, message }) => {
     expect(() => engine.createAttention(args)).toThrow(type);
     expect(() => engine.createAttention(args)).toThrow(message);
@@ -83,15 +89,15 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   test('200,000 errors raised inside C++ leak nothing and corrupt nothing', async () => {
     // Straight to the bindings, around the JavaScript checks, so C++ throws every time.
     const module = await instantiate(options.simd);
-    const native = module.createSeededAttention(12, 3, false, 7);
+    const native = module.createSeededAttention(12, 3, 3, 4, false, 7);
     const expected = module.forwardOutput(native, x, 2, undefined);
     const heap = module.memory().usedBytes;
     for (let i = 0; i < 100000; i++) {
-      const badConfig = module.createSeededAttention(10, 3, false, 7);
+      const badConfig = module.createSeededAttention(12, 4, 3, 3, false, 7);
       const badInput = module.forwardOutput(native, x, 3, undefined);
       if (!(badConfig instanceof Error) || !(badInput instanceof Error)) throw new Error(`call ${i} did not fail`);
     }
-    expect(module.createSeededAttention(10, 3, false, 7).message).toBe('d_model (10) must be divisible by n_heads (3)');
+    expect(module.createSeededAttention(12, 4, 3, 3, false, 7).message).toBe('n_heads (4) must be a multiple of n_kv_heads (3)');
     expect(module.forwardOutput(native, x, 3, undefined).message).toBe('x has 24 values, expected n_tokens × d_model = 3 × 12 = 36');
     expect(module.forwardOutput(native, x, 2, undefined)).toEqual(expected);
     expect(module.memory().usedBytes).toBe(heap);

@@ -39,34 +39,42 @@ export function randomValues(count, seed, limit = 1) {
   return out;
 }
 
-/** Seeded weights in the engine's convention, for layers whose weights the test must know. */
-export function randomWeights(d, seed) {
+/**
+ * Seeded weights in the engine's convention, for layers whose weights the test must know; `shape`
+ * as referenceAttention's, with h: W_q (d, h·dh), W_k and W_v (d, kv·dh), W_o (h·dh, d).
+ */
+export function randomWeights(d, seed, { h = 1, kv = h, dh = d / h } = {}) {
+  const sizes = { wq: [d, h * dh], wk: [d, kv * dh], wv: [d, kv * dh], wo: [h * dh, d] };
   const w = {};
-  ['wq', 'wk', 'wv', 'wo'].forEach((name, i) => { w[name] = randomValues(d * d, seed + i, 1 / Math.sqrt(d)); });
-  ['bq', 'bk', 'bv', 'bo'].forEach((name, i) => { w[name] = randomValues(d, seed + 10 + i, 0.1); });
+  ['wq', 'wk', 'wv', 'wo'].forEach((name, i) => { w[name] = randomValues(sizes[name][0] * sizes[name][1], seed + i, 1 / Math.sqrt(sizes[name][0])); });
+  ['bq', 'bk', 'bv', 'bo'].forEach((name, i) => { w[name] = randomValues(sizes[`w${name[1]}`][1], seed + 10 + i, 0.1); });
   return w;
 }
 
-/** input (n, d) · W (d, d) + b, in float64. */
-function linear(input, n, d, W, b) {
-  const y = new Float64Array(n * d);
+/** input (n, inDim) · W (inDim, outDim) + b, in float64. */
+function linear(input, n, inDim, W, b, outDim = inDim) {
+  const y = new Float64Array(n * outDim);
   for (let i = 0; i < n; i++) {
-    for (let c = 0; c < d; c++) {
+    for (let c = 0; c < outDim; c++) {
       let acc = b[c];
-      for (let p = 0; p < d; p++) acc += input[i * d + p] * W[p * d + c];
-      y[i * d + c] = acc;
+      for (let p = 0; p < inDim; p++) acc += input[i * inDim + p] * W[p * outDim + c];
+      y[i * outDim + c] = acc;
     }
   }
   return y;
 }
 
-/** Multi-head attention in float64: { weights: h × Float64Array(n·n), output: Float64Array(n·d) }. */
-export function referenceAttention(x, n, d, h, causal, w, keyMask) {
-  const dh = d / h;
-  const q = linear(x, n, d, w.wq, w.bq), k = linear(x, n, d, w.wk, w.bk), v = linear(x, n, d, w.wv, w.bv);
-  const concat = new Float64Array(n * d);
+/**
+ * Multi-head attention in float64, straight from the definition: { weights: h × Float64Array(n·n),
+ * output: Float64Array(n·d) }. `shape` gives grouped key/value heads and the head width: query
+ * head i reads key/value head i / (h / kv); W_q (d, h·dh), W_k and W_v (d, kv·dh), W_o (h·dh, d).
+ */
+export function referenceAttention(x, n, d, h, causal, w, keyMask, { kv = h, dh = d / h } = {}) {
+  const q = linear(x, n, d, w.wq, w.bq, h * dh), k = linear(x, n, d, w.wk, w.bk, kv * dh), v = linear(x, n, d, w.wv, w.bv, kv * dh);
+  const concat = new Float64Array(n * h * dh);
   const weights = [];
   for (let head = 0; head < h; head++) {
+    const g = Math.floor(head / (h / kv)); // the key/value head this query head reads
     const a = new Float64Array(n * n);
     for (let i = 0; i < n; i++) {
       const visible = (j) => !(causal && j > i) && (!keyMask || keyMask[j]);
@@ -74,7 +82,7 @@ export function referenceAttention(x, n, d, h, causal, w, keyMask) {
       for (let j = 0; j < n; j++) {
         if (!visible(j)) continue;
         let dot = 0;
-        for (let p = 0; p < dh; p++) dot += q[i * d + head * dh + p] * k[j * d + head * dh + p];
+        for (let p = 0; p < dh; p++) dot += q[i * h * dh + head * dh + p] * k[j * kv * dh + g * dh + p];
         a[i * n + j] = dot / Math.sqrt(dh);
         max = Math.max(max, a[i * n + j]);
       }
@@ -83,13 +91,13 @@ export function referenceAttention(x, n, d, h, causal, w, keyMask) {
       for (let j = 0; j < n; j++) a[i * n + j] = sum > 0 ? a[i * n + j] / sum : 0;
       for (let p = 0; p < dh; p++) {
         let acc = 0;
-        for (let j = 0; j < n; j++) acc += a[i * n + j] * v[j * d + head * dh + p];
-        concat[i * d + head * dh + p] = acc;
+        for (let j = 0; j < n; j++) acc += a[i * n + j] * v[j * kv * dh + g * dh + p];
+        concat[i * h * dh + head * dh + p] = acc;
       }
     }
     weights.push(a);
   }
-  return { weights, output: linear(concat, n, d, w.wo, w.bo) };
+  return { weights, output: linear(concat, n, h * dh, w.wo, w.bo, d) };
 }
 
 /** Largest absolute difference between two equally long arrays. */

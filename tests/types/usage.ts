@@ -21,6 +21,13 @@ const parts: Float32Array[] = [
 const sizes: number[] = [trace.nTokens, trace.dHead, engine.limits.maxTokens, engine.memory().usedBytes, parts.length];
 console.log(build, threads, whyOneThread, sizes, layer.disposed);
 layer.dispose();
+const grouped = engine.createAttention({ dModel: 12, numHeads: 4, numKeyValueHeads: 2, headDim: 5, seed: 1 });
+const shape: number[] = [grouped.numKeyValueHeads, grouped.headDim, grouped.forward(new Float32Array(12), 1).kvHead(3),
+  grouped.forward(new Float32Array(12), 1).nKeys];
+// @ts-expect-error numKeyValueHeads is a number
+engine.createAttention({ dModel: 12, numHeads: 4, numKeyValueHeads: '2', seed: 1 });
+console.log(shape);
+grouped.dispose();
 
 const model = await engine.loadModel();
 const result = model.run('The cat sat on the mat.');

@@ -13,6 +13,11 @@ export class Attention {
   private constructor();
   readonly dModel: number;
   readonly numHeads: number;
+  /** Key/value heads: query head i reads key/value head floor(i / (numHeads / numKeyValueHeads)). */
+  readonly numKeyValueHeads: number;
+  /** Width of each head's queries, keys and values. */
+  readonly headDim: number;
+  /** The same as headDim (its name before key/value heads came). */
   readonly dHead: number;
   readonly causal: boolean;
   /** True once dispose() has run. */

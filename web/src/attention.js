@@ -17,7 +17,9 @@ export class Attention {
     this.#trace = new NativeHandle(new module.AttentionTrace(), 'trace', () => {});
     this.dModel = config.dModel;
     this.numHeads = config.numHeads;
-    this.dHead = config.dModel / config.numHeads;
+    this.numKeyValueHeads = config.numKeyValueHeads;
+    this.headDim = config.headDim;
+    this.dHead = config.headDim; // the name before headDim; the same number
     this.causal = config.causal;
   }
 
@@ -28,7 +30,7 @@ export class Attention {
   forward(x, nTokens, options = {}) {
     const [input, mask] = this.#inputs(x, nTokens, options);
     const data = orThrow(this.#module.forward(this.#native.get(), input, nTokens, mask));
-    return new AttentionTrace(data, nTokens, this.dModel, this.numHeads, false);
+    return new AttentionTrace(data, this.dModel, this.numHeads, false);
   }
 
   /**
@@ -41,7 +43,7 @@ export class Attention {
     const views = orThrow(this.#module.forwardView(this.#native.get(), input, nTokens, mask, this.#trace.get()));
     // Growth of WASM memory (by any call into the engine) replaces the buffer the views are on.
     const current = () => pass === this.#passes && views.weights.buffer === heapBuffer(this.#module);
-    return new AttentionTrace(views, nTokens, this.dModel, this.numHeads, true, current);
+    return new AttentionTrace(views, this.dModel, this.numHeads, true, current);
   }
 
   /** Runs the layer keeping no intermediates; returns the output (nTokens × dModel). */

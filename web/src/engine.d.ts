@@ -17,9 +17,11 @@ export interface EngineOptions {
 }
 
 /**
- * Weights of one layer, in the engine's convention Q = X·W_q + b_q: each matrix is
- * (dModel_in × dModel_out) row-major, each bias has dModel values. Head i uses columns
- * [i·dHead, (i+1)·dHead). (PyTorch's nn.Linear stores the transpose.)
+ * Weights of one layer, in the engine's convention Q = X·W_q + b_q, each matrix (in × out)
+ * row-major (PyTorch's nn.Linear stores the transpose): wq is (dModel × numHeads·headDim), wk and
+ * wv (dModel × numKeyValueHeads·headDim), wo (numHeads·headDim × dModel); each bias has as many
+ * values as its matrix has columns. Query head i uses columns [i·headDim, (i+1)·headDim) of Q, and
+ * key/value head g the same columns of K and V. With the defaults every matrix is dModel × dModel.
  */
 export interface AttentionWeights {
   wq: Float32Array | number[];
@@ -35,8 +37,16 @@ export interface AttentionWeights {
 export interface AttentionConfig {
   /** Width of the token vectors, 1 to engine.limits.maxDModel. */
   dModel: number;
-  /** Number of heads; must divide dModel. dHead = dModel / numHeads. */
+  /** Number of (query) heads. Without headDim it must divide dModel. */
   numHeads: number;
+  /**
+   * Number of key/value heads, shared by the query heads: query head i reads key/value head
+   * floor(i / (numHeads / numKeyValueHeads)). It must divide numHeads. Default numHeads (every head
+   * its own keys and values); fewer is grouped-query attention, 1 multi-query attention.
+   */
+  numKeyValueHeads?: number;
+  /** Width of each head's queries, keys and values. Default dModel / numHeads. */
+  headDim?: number;
   /** Query i sees only keys 0…i. Default false. */
   causal?: boolean;
   /** The layer's weights. Give exactly one of `weights` and `seed`. */

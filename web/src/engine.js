@@ -70,25 +70,38 @@ export class Engine {
   createAttention(config) {
     checkAlive(this.#disposed, 'engine');
     checkObject('createAttention options', config);
-    const { dModel, numHeads, causal = false, weights, seed } = config;
+    const { dModel, numHeads, numKeyValueHeads, headDim, causal = false, weights, seed } = config;
     checkInteger('dModel', dModel, 1, this.limits.maxDModel);
-    checkInteger('numHeads', numHeads, 1, dModel);
-    if (dModel % numHeads !== 0) {
+    checkInteger('numHeads', numHeads, 1, headDim === undefined ? dModel : this.limits.maxDModel); // heads of dModel / numHeads need numHeads ≤ dModel
+    if (numKeyValueHeads !== undefined) {
+      checkInteger('numKeyValueHeads', numKeyValueHeads, 1, numHeads);
+      if (numHeads % numKeyValueHeads !== 0) {
+        throw new RangeError(`numHeads (${numHeads}) must be a multiple of numKeyValueHeads (${numKeyValueHeads}): each key/value head serves numHeads / numKeyValueHeads query heads`);
+      }
+    }
+    if (headDim === undefined && dModel % numHeads !== 0) {
       throw new RangeError(`dModel (${dModel}) must be divisible by numHeads (${numHeads})`);
+    }
+    if (headDim !== undefined) {
+      checkInteger('headDim', headDim, 1, this.limits.maxDModel);
+      if (numHeads * headDim > this.limits.maxDModel) {
+        throw new RangeError(`numHeads × headDim is ${numHeads} × ${headDim} = ${numHeads * headDim}, above the limit of ${this.limits.maxDModel}`);
+      }
     }
     checkBoolean('causal', causal);
     if ((weights === undefined) === (seed === undefined)) {
       throw new TypeError('createAttention needs exactly one of `weights` or `seed`, got ' +
         (weights === undefined ? 'neither' : 'both'));
     }
-    const copies = weights === undefined ? null : checkWeights(weights, dModel);
+    const shape = { dModel, numHeads, numKeyValueHeads: numKeyValueHeads ?? numHeads, headDim: headDim ?? dModel / numHeads };
+    const copies = weights === undefined ? null : checkWeights(weights, shape);
     if (copies === null) checkInteger('seed', seed, 0, 2 ** 32 - 1);
     checkAlive(this.#disposed, 'engine'); // a getter among the weights may have disposed it
+    const sizes = [dModel, numHeads, shape.numKeyValueHeads, shape.headDim, causal];
     const native = copies === null
-      ? this.#module.createSeededAttention(dModel, numHeads, causal, seed)
-      : this.#module.createAttention(dModel, numHeads, causal, copies);
-    const layer = new Attention(this.#module, orThrow(native), { dModel, numHeads, causal },
-      (l) => this.#owned.delete(l));
+      ? this.#module.createSeededAttention(...sizes, seed)
+      : this.#module.createAttention(...sizes, copies);
+    const layer = new Attention(this.#module, orThrow(native), { ...shape, causal }, (l) => this.#owned.delete(l));
     this.#owned.add(layer);
     return layer;
   }
@@ -145,14 +158,21 @@ function checkLoadOptions(options) {
 }
 
 /** Checks the weights and returns snapshots of them (check.js), each read once. */
-function checkWeights(weights, d) {
+function checkWeights(weights, { dModel: d, numHeads: h, numKeyValueHeads: kv, headDim: dh }) {
   checkObject('weights', weights);
+  // Each weight's size, and its shape in words: standard multi-head attention keeps today's names.
+  const standard = kv === h && dh * h === d;
+  const q = standard ? 'dModel' : 'numHeads·headDim', k = standard ? 'dModel' : 'numKeyValueHeads·headDim';
+  const shapes = {
+    wq: [d, h * dh, `dModel × ${q}`], wk: [d, kv * dh, `dModel × ${k}`], wv: [d, kv * dh, `dModel × ${k}`], wo: [h * dh, d, `${q} × dModel`],
+    bq: [h * dh, 1, q], bk: [kv * dh, 1, k], bv: [kv * dh, 1, k], bo: [d, 1, 'dModel'],
+  };
   const copies = {};
   for (const name of WEIGHT_NAMES) {
     const value = weights[name];
     if (value === undefined) throw new TypeError(`weights.${name} is missing (weights needs ${WEIGHT_NAMES.join(', ')})`);
-    const square = name.startsWith('w');
-    copies[name] = checkFloats(`weights.${name}`, value, square ? d * d : d, square ? `dModel × dModel = ${d} × ${d}` : 'dModel');
+    const [rows, cols, words] = shapes[name];
+    copies[name] = checkFloats(`weights.${name}`, value, rows * cols, cols === 1 ? words : `${words} = ${rows} × ${cols}`);
   }
   const extra = Object.keys(weights).filter((k) => !WEIGHT_NAMES.includes(k));
   if (extra.length) throw new TypeError(`weights has unknown ${describe(extra.join(', '))}; expected ${WEIGHT_NAMES.join(', ')}`);

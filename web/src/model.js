@@ -178,7 +178,7 @@ export class ModelResult {
     this.#layer(layer);
     if (this.#last?.layer !== layer) {
       const data = this.#compute('trace()', () => this.#source.layerTrace(layer, this.#inputs[layer]));
-      this.#last = { layer, trace: new AttentionTrace(data, this.ids.length, this.dModel, this.heads, false) };
+      this.#last = { layer, trace: new AttentionTrace(data, this.dModel, this.heads, false) };
     }
     return this.#last.trace;
   }

@@ -14,24 +14,34 @@ export class AttentionTrace {
   private constructor();
   /** True for a trace from forwardView(), whose arrays are short-lived views. */
   readonly view: boolean;
+  /** Rows of queries: the tokens asking. */
+  readonly nQueries: number;
+  /** Rows of keys and values: the tokens looked at. In self-attention, nKeys = nQueries. */
+  readonly nKeys: number;
+  /** nQueries, as self-attention counts its tokens. */
   readonly nTokens: number;
   readonly dModel: number;
   readonly numHeads: number;
+  readonly numKeyValueHeads: number;
+  readonly headDim: number;
+  /** The same as headDim (its name before key/value heads came). */
   readonly dHead: number;
-  /** Attention weights of a head, (nTokens × nTokens): row = query, column = key; rows sum to 1. */
+  /** The key/value head that query head `head` reads: floor(head / (numHeads / numKeyValueHeads)). */
+  kvHead(head: number): number;
+  /** Attention weights of a head, (nQueries × nKeys): row = query, column = key; rows sum to 1. */
   weights(head: number): Float32Array;
-  /** Scaled scores Q_i·K_iᵀ/√dHead of a head, (nTokens × nTokens); -Infinity where a key is hidden. */
+  /** Scaled scores Q_i·K_gᵀ/√headDim of a head, (nQueries × nKeys); -Infinity where a key is hidden. */
   scores(head: number): Float32Array;
-  /** Q_i = X·W_q + b_q restricted to the head's columns, (nTokens × dHead). */
+  /** Q_i = X·W_q + b_q restricted to the head's columns, (nQueries × headDim). */
   queries(head: number): Float32Array;
-  /** K_i, (nTokens × dHead). */
+  /** K_g, the keys of the key/value head the head reads, (nKeys × headDim). */
   keys(head: number): Float32Array;
-  /** V_i, (nTokens × dHead). */
+  /** V_g, the values of the key/value head the head reads, (nKeys × headDim). */
   values(head: number): Float32Array;
-  /** The head's output weights(head)·values(head), (nTokens × dHead). */
+  /** The head's output weights(head)·values(head), (nQueries × headDim). */
   headOutput(head: number): Float32Array;
-  /** Every head's output side by side, (nTokens × dModel). */
+  /** Every head's output side by side, (nQueries × numHeads·headDim). */
   concat(): Float32Array;
-  /** The layer's output concat()·W_o + b_o, (nTokens × dModel). */
+  /** The layer's output concat()·W_o + b_o, (nQueries × dModel). */
   output(): Float32Array;
 }

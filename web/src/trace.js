@@ -6,57 +6,69 @@
 import { checkInteger } from './check.js';
 
 export class AttentionTrace {
-  #data; // { q, k, v, concat, output: (n, d); scores, weights: (h, n, n) }, all Float32Array
+  #data; // { q, concat: (nQueries, numHeads·headDim); k, v: (nKeys, numKeyValueHeads·headDim); output: (nQueries, dModel); scores, weights: (numHeads, nQueries, nKeys) }, all Float32Array
   #current; // for a view: () => true while its views still show this pass
 
-  /** @internal Built by Attention.forward and forwardView from the bindings' result. */
-  constructor(data, nTokens, dModel, numHeads, view, current = () => true) {
+  /**
+   * @internal Built by Attention.forward and forwardView, and by a model's trace(layer), from the
+   * bindings' result, which carries the pass's shape: nQueries, nKeys, numKeyValueHeads, headDim.
+   */
+  constructor(data, dModel, numHeads, view, current = () => true) {
     this.#data = data;
     this.#current = current;
     this.view = view;
-    this.nTokens = nTokens;
+    this.nQueries = data.nQueries;
+    this.nKeys = data.nKeys;
+    this.nTokens = data.nQueries; // self-attention's count, as before queries and keys could differ
     this.dModel = dModel;
     this.numHeads = numHeads;
-    this.dHead = dModel / numHeads;
+    this.numKeyValueHeads = data.numKeyValueHeads;
+    this.headDim = data.headDim;
+    this.dHead = data.headDim; // the name before headDim; the same number
     Object.freeze(this);
   }
 
-  /** Attention weights of one head: (n × n) row-major, query rows by key columns. */
+  /** The key/value head query head `head` reads: head / (numHeads / numKeyValueHeads). */
+  kvHead(head) {
+    return Math.floor(this.#head(head) / (this.numHeads / this.numKeyValueHeads));
+  }
+
+  /** Attention weights of one head: (nQueries × nKeys) row-major, query rows by key columns. */
   weights(head) {
-    return this.#square('weights', head);
+    return this.#perHead('weights', head);
   }
 
-  /** Scaled scores Q_i·K_iᵀ/√d_head of one head, (n × n); -Infinity where a key is hidden. */
+  /** Scaled scores Q_i·K_gᵀ/√headDim of one head, (nQueries × nKeys); -Infinity where a key is hidden. */
   scores(head) {
-    return this.#square('scores', head);
+    return this.#perHead('scores', head);
   }
 
-  /** Q_i, the queries of one head: (n × d_head). */
+  /** Q_i, the queries of one head: (nQueries × headDim). */
   queries(head) {
-    return this.#columns('q', head);
+    return this.#columns('q', this.#head(head), this.nQueries, this.numHeads);
   }
 
-  /** K_i, the keys of one head: (n × d_head). */
+  /** K_g, the keys of the key/value head that `head` reads: (nKeys × headDim). */
   keys(head) {
-    return this.#columns('k', head);
+    return this.#columns('k', this.kvHead(head), this.nKeys, this.numKeyValueHeads);
   }
 
-  /** V_i, the values of one head: (n × d_head). */
+  /** V_g, the values of the key/value head that `head` reads: (nKeys × headDim). */
   values(head) {
-    return this.#columns('v', head);
+    return this.#columns('v', this.kvHead(head), this.nKeys, this.numKeyValueHeads);
   }
 
-  /** One head's output, weights(head)·values(head): (n × d_head). */
+  /** One head's output, weights(head)·values(head): (nQueries × headDim). */
   headOutput(head) {
-    return this.#columns('concat', head);
+    return this.#columns('concat', this.#head(head), this.nQueries, this.numHeads);
   }
 
-  /** Every head's output side by side: (n × d_model). */
+  /** Every head's output side by side: (nQueries × numHeads·headDim). */
   concat() {
     return this.#whole('concat');
   }
 
-  /** The layer's output, concat()·W_o + b_o: (n × d_model). */
+  /** The layer's output, concat()·W_o + b_o: (nQueries × dModel). */
   output() {
     return this.#whole('output');
   }
@@ -77,19 +89,19 @@ export class AttentionTrace {
     return this.view ? this.#read(name) : this.#read(name).slice();
   }
 
-  #square(name, head) {
-    const size = this.nTokens * this.nTokens;
+  #perHead(name, head) {
+    const size = this.nQueries * this.nKeys;
     const start = this.#head(head) * size;
     const part = this.#read(name).subarray(start, start + size);
     return this.view ? part : part.slice();
   }
 
-  #columns(name, head) {
-    const { nTokens: n, dModel: d, dHead: dh } = this;
-    const first = this.#head(head) * dh;
+  /** Columns [index·headDim, (index+1)·headDim) of a (rows × heads·headDim) matrix, as (rows × headDim). */
+  #columns(name, index, rows, heads) {
+    const dh = this.headDim, width = heads * dh, first = index * dh;
     const all = this.#read(name);
-    const out = new Float32Array(n * dh);
-    for (let i = 0; i < n; i++) out.set(all.subarray(i * d + first, i * d + first + dh), i * dh);
+    const out = new Float32Array(rows * dh);
+    for (let i = 0; i < rows; i++) out.set(all.subarray(i * width + first, i * width + first + dh), i * dh);
     return out;
   }
 }

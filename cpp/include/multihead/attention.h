@@ -1,8 +1,13 @@
-// Multi-head self-attention: the layer, its weights, and the trace of one forward pass.
+// Multi-head attention of any shape: the layer, its weights, the trace of one forward pass, and
+// attention_naive, the definition in plain loops.
 //
-// Dimension letters used in shape comments: n = tokens, d = d_model, h = heads, dh = d / h.
+// Dimension letters used in shape comments: n_q = queries, n_k = keys (n_q = n_k = n for
+// self-attention), d = d_model, h = query heads, kv = key/value heads (h a multiple of kv), dh =
+// d_head. Query head i reads key/value head i / (h / kv): grouped-query attention when kv < h,
+// multi-query when kv = 1, and standard multi-head attention when kv = h and dh = d / h.
 // Weight convention (fixed across the project): Q = X·W_q + b_q with W_q of shape (d_in, d_out),
-// row-major; likewise K, V and the output projection W_o. Head i uses columns [i·dh, (i+1)·dh).
+// row-major; likewise K, V and the output projection W_o. Query head i uses columns
+// [i·dh, (i+1)·dh) of Q; key/value head g columns [g·dh, (g+1)·dh) of K and V.
 //
 // Every bad configuration or input throws std::invalid_argument or LimitError naming the
 // parameter and its value; limits are checked before anything is allocated. Finite inputs and
@@ -14,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,11 +28,13 @@
 
 namespace multihead {
 
-// Beyond this many tokens forward() refuses to run (the n×n per-head matrices grow quadratically).
+// Beyond this many queries or keys forward() refuses to run (the n_q×n_k per-head matrices grow
+// quadratically).
 constexpr int kMaxTokens = 4096;
 // Upper bound on the memory one forward() may allocate, checked before allocating.
 constexpr size_t kMaxForwardBytes = size_t{1} << 30;
-// Upper bound on d_model: four (d, d) weight matrices must fit comfortably in a 2 GB WASM heap.
+// Upper bound on d_model, and on the width of all query heads (h·dh): four such weight matrices
+// must fit comfortably in a 2 GB WASM heap.
 constexpr int kMaxDModel = 4096;
 
 // A size or value beyond one of the engine's limits (tokens, d_model, memory per pass, a config
@@ -65,33 +73,88 @@ void check_fits(const float* values, size_t count, Describe&& describe, const ch
 enum class Ablation : uint8_t { none = 0, zero = 1, mean = 2 };
 
 struct AttentionConfig {
-  int d_model = 0;
-  int n_heads = 0;
-  bool causal = false;
+  int d_model = 0;     // d: the width of the input and of the output
+  int n_heads = 0;     // h: query heads
+  int n_kv_heads = 0;  // kv: key/value heads; h must be a multiple of kv
+  int d_head = 0;      // dh: the width of each head's queries, keys and values
+  bool causal = false;  // a query sees the keys at its own position and before
 };
+
+// Standard multi-head attention: as many key/value heads as query heads, each d / h wide (throws
+// if h does not divide d). Write any other shape with designated initialisers.
+AttentionConfig multi_head_config(int d_model, int n_heads, bool causal);
 
 struct AttentionWeights {
-  std::vector<float> wq, wk, wv, wo;  // (d, d) each, (in, out), row-major
-  std::vector<float> bq, bk, bv, bo;  // (d) each
+  std::vector<float> wq;      // (d, h·dh), (in, out), row-major
+  std::vector<float> wk, wv;  // (d, kv·dh)
+  std::vector<float> wo;      // (h·dh, d)
+  std::vector<float> bq;      // (h·dh)
+  std::vector<float> bk, bv;  // (kv·dh)
+  std::vector<float> bo;      // (d)
 };
 
-// Throws if the configuration is unusable: d_model or n_heads below 1, d_model above kMaxDModel,
-// or d_model not divisible by n_heads.
+// Throws if the configuration is unusable: a size below 1, d_model or h·dh above kMaxDModel, or h
+// not a multiple of kv.
 void check_config(const AttentionConfig& config);
 
 // Deterministic initialisation from a seed: the same weights on every platform and build.
-// Matrices are uniform in ±1/√d (as PyTorch's Linear default), biases uniform in ±0.1.
+// Matrices are uniform in ±1/√fan_in (as PyTorch's Linear default), biases uniform in ±0.1. A
+// configuration of standard multi-head attention gets the same numbers it always had.
 AttentionWeights random_attention_weights(const AttentionConfig& config, uint32_t seed);
 
 // Everything one forward pass computed, for drawing and for teaching.
 struct AttentionTrace {
-  int n_tokens = 0, d_model = 0, n_heads = 0;
-  Matrix q, k, v;              // (n, d): head i is columns [i·dh, (i+1)·dh)
-  std::vector<float> scores;   // (h, n, n): scale·Q_i·K_iᵀ, -infinity where masked
-  std::vector<float> weights;  // (h, n, n): softmax of scores, row = query, column = key
-  Matrix concat;               // (n, d): head outputs side by side
-  Matrix output;               // (n, d): concat·W_o + b_o
+  int n_queries = 0, n_keys = 0, d_model = 0, n_heads = 0, n_kv_heads = 0, d_head = 0;
+  Matrix q;                    // (n_q, h·dh): query head i is columns [i·dh, (i+1)·dh); rotated, if rotated
+  Matrix k, v;                 // (n_k, kv·dh): key/value head g is columns [g·dh, (g+1)·dh); k rotated, if rotated
+  std::vector<float> scores;   // (h, n_q, n_k): scale·Q_i·K_gᵀ + bias, -infinity where masked
+  std::vector<float> weights;  // (h, n_q, n_k): softmax of scores, row = query, column = key
+  Matrix concat;               // (n_q, h·dh): head outputs side by side
+  Matrix output;               // (n_q, d): concat·W_o + b_o
+
+  // The key/value head query head i reads.
+  int kv_head(int head) const { return head / (n_heads / n_kv_heads); }
+  // One head's part, as (rows, dh) or (n_q, n_k) maps into the trace: valid while it lives.
+  auto queries(int head) const { return q.middleCols(Eigen::Index(head) * d_head, d_head); }              // (n_q, dh)
+  auto keys(int head) const { return k.middleCols(Eigen::Index(kv_head(head)) * d_head, d_head); }         // (n_k, dh)
+  auto values(int head) const { return v.middleCols(Eigen::Index(kv_head(head)) * d_head, d_head); }       // (n_k, dh)
+  auto head_output(int head) const { return concat.middleCols(Eigen::Index(head) * d_head, d_head); }    // (n_q, dh)
+  ConstMatrixMap head_weights(int head) const { return {weights.data() + size_t(head) * n_queries * n_keys, n_queries, n_keys}; }
+  ConstMatrixMap head_scores(int head) const { return {scores.data() + size_t(head) * n_queries * n_keys, n_queries, n_keys}; }
 };
+
+// The first extension point, the step after the projection: rotates x (n, heads·dh), the queries
+// or the keys, in place, its row r being at position first_position + r (RoPE). Empty: no rotation.
+using RotateFn = std::function<void(Matrix& x, int heads, int first_position)>;
+
+// What one forward pass reads besides the weights. Self-attention passes the same rows twice.
+struct AttentionInput {
+  const float* x_q = nullptr;   // (n_q, d) row-major: what the queries are projected from
+  int n_queries = 0;
+  const float* x_kv = nullptr;  // (n_k, d) row-major: what the keys and values are projected from
+  int n_keys = 0;
+  // The position of the first query; key j is at position j. With a causal mask, query r sees the
+  // keys at positions up to query_position + r: positions, not indices, so a step of generation
+  // (one query after n_k − 1 cached keys) is masked as the whole text would be.
+  int query_position = 0;
+  const uint8_t* key_mask = nullptr;    // (n_k): nonzero = visible; or null, every key visible
+  const float* score_bias = nullptr;    // the second extension point: (h, n_q, n_k) added to the scaled scores; or null
+  const Ablation* ablation = nullptr;   // (h), or null: see Ablation
+};
+
+// The definition, in plain loops and doubles: for each query head i and its key/value head
+// g = i / (h / kv), weights_i = softmax(Q_i·K_gᵀ·scale + bias_i) over the keys it may see, and
+// out_i = weights_i·V_g. q (n_q, h·dh), k and v (n_k, kv·dh), bias (h, n_q, n_k) or empty,
+// key_mask (n_k) or empty. It is what a learner reads first and what the tests check the fast path
+// against; it checks nothing and is not used to compute.
+struct NaiveAttention {
+  std::vector<double> weights;  // (h, n_q, n_k)
+  std::vector<double> concat;   // (n_q, h·dh)
+};
+NaiveAttention attention_naive(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+                               int n_queries, int n_keys, int n_heads, int n_kv_heads, int d_head, bool causal,
+                               int query_position, const std::vector<double>& bias = {},
+                               const std::vector<uint8_t>& key_mask = {});
 
 class ModelLoader;
 
@@ -99,28 +162,36 @@ class MultiHeadAttention {
  public:
   MultiHeadAttention(const AttentionConfig& config, AttentionWeights weights);
 
-  // x (n, d) row-major, flattened; key_mask (n) with nonzero = visible, or empty for all visible.
-  // Every forward throws OverflowError if Q, K, V, a head's scores (those of each query's causal
-  // window, checked before masking so an overflow to -infinity is not taken for a hidden key),
-  // a head's output or the output is not finite. Heads are counted from 0.
+  // Self-attention: x (n, d) row-major, flattened; key_mask (n) with nonzero = visible, or empty
+  // for all visible. Every forward throws OverflowError if Q, K, V, a head's scores (those of each
+  // query's causal window, checked before masking so an overflow to -infinity is not taken for a
+  // hidden key), a head's output or the output is not finite. Heads are counted from 0.
   AttentionTrace forward(const std::vector<float>& x, int n_tokens,
                          const std::vector<uint8_t>& key_mask = {}) const;
   // x (n, d): one token per row.
   AttentionTrace forward(const Matrix& x, const std::vector<uint8_t>& key_mask = {}) const;
   // forward() writing into `trace` and reusing its buffers: a caller that keeps one trace across
   // calls of one size allocates nothing more (fresh memory is slow to touch in a browser).
-  // The score and weight buffers are reallocated only to grow, the (n, d) matrices when n changes.
+  // The score and weight buffers are reallocated only to grow, the matrices when a size changes.
   void forward_into(const std::vector<float>& x, int n_tokens, const std::vector<uint8_t>& key_mask,
                     AttentionTrace& trace) const;
   // The same, x (n, d) one token per row; `ablation`, if not null, holds one Ablation per head
   // (n_heads), and the trace's concatenation and output are the ablated ones.
   void forward_into(const Matrix& x, AttentionTrace& trace, const Ablation* ablation = nullptr) const;
+  // The general pass: queries and keys from their own rows, at their positions (AttentionInput).
+  // Its pointers are trusted to hold n_q and n_k rows (and key_mask n_k values): callers own them.
+  void forward_into(const AttentionInput& input, AttentionTrace& trace) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.
   Matrix forward_output(const std::vector<float>& x, int n_tokens,
                         const std::vector<uint8_t>& key_mask = {}) const;
 
+  // Sets the step after the projection (RotateFn); an empty function removes it.
+  void set_rotation(RotateFn rotate) { rotate_ = std::move(rotate); }
+
   const AttentionConfig& config() const { return config_; }
-  int d_head() const { return config_.d_model / config_.n_heads; }
+  int d_head() const { return config_.d_head; }
+  int q_width() const { return config_.n_heads * config_.d_head; }    // h·dh
+  int kv_width() const { return config_.n_kv_heads * config_.d_head; }  // kv·dh
 
  private:
   friend class ModelLoader;  // builds zero layers and packs checkpoint weights into them in place
@@ -128,16 +199,21 @@ class MultiHeadAttention {
   explicit MultiHeadAttention(const AttentionConfig& config);
 
   // Validates, then runs; without keep_trace only the output is meaningful.
-  void checked_run(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
-                   bool keep_trace, AttentionTrace& t, const Ablation* ablation = nullptr) const;
-  void check_input(const float* x, size_t x_size, int n_tokens, const std::vector<uint8_t>& key_mask,
-                   bool keep_trace) const;
-  void run(const float* x, int n, const uint8_t* key_mask, AttentionTrace& t, bool keep_trace,
-           const Ablation* ablation) const;
+  // q_size and kv_size: the floats given as x_q and x_kv; mask_size: the key mask's, or 0 for none.
+  void checked_run(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace,
+                   AttentionTrace& t) const;
+  void check_input(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace) const;
+  void run(const AttentionInput& in, AttentionTrace& t, bool keep_trace) const;
+  AttentionInput self(const float* x, int n_tokens, const std::vector<uint8_t>& key_mask, const Ablation* ablation) const;
 
   AttentionConfig config_;
-  PackedMatrix wq_, wk_, wv_, wo_;  // (d, d), (in, out), packed for kernels::gemm
-  Vector bq_, bk_, bv_, bo_;  // (d)
+  PackedMatrix wq_;        // (d, h·dh), (in, out), packed for kernels::gemm
+  PackedMatrix wk_, wv_;   // (d, kv·dh)
+  PackedMatrix wo_;        // (h·dh, d)
+  Vector bq_;              // (h·dh)
+  Vector bk_, bv_;         // (kv·dh)
+  Vector bo_;              // (d)
+  RotateFn rotate_;        // empty: no rotation
 };
 
 }  // namespace multihead

@@ -1,0 +1,46 @@
+// attention_naive: what attention.cpp computes, written as the definition reads, in plain loops
+// and doubles. No blocking, no packing, no threads, no checks: read this first.
+#include <cmath>
+#include <limits>
+
+#include "multihead/attention.h"
+
+namespace multihead {
+
+NaiveAttention attention_naive(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+                               int n_queries, int n_keys, int n_heads, int n_kv_heads, int d_head, bool causal,
+                               int query_position, const std::vector<double>& bias, const std::vector<uint8_t>& key_mask) {
+  const int group = n_heads / n_kv_heads;           // query heads per key/value head
+  const int q_width = n_heads * d_head, kv_width = n_kv_heads * d_head;
+  const double scale = 1.0 / std::sqrt(double(d_head));
+  NaiveAttention out{std::vector<double>(size_t(n_heads) * n_queries * n_keys), std::vector<double>(size_t(n_queries) * q_width)};
+  for (int i = 0; i < n_heads; ++i) {
+    const int g = i / group;  // the key/value head that query head i reads
+    for (int r = 0; r < n_queries; ++r) {
+      double* w = &out.weights[(size_t(i) * n_queries + r) * n_keys];  // this query's row of weights
+      // Scores of the keys this query may see: not after its position (causal), not masked out.
+      double largest = -std::numeric_limits<double>::infinity();
+      for (int j = 0; j < n_keys; ++j) {
+        const bool visible = !(causal && j > query_position + r) && (key_mask.empty() || key_mask[size_t(j)]);
+        if (!visible) { w[j] = std::nan(""); continue; }
+        double score = 0;
+        for (int c = 0; c < d_head; ++c) score += q[size_t(r) * q_width + i * d_head + c] * k[size_t(j) * kv_width + g * d_head + c];
+        w[j] = score * scale + (bias.empty() ? 0.0 : bias[(size_t(i) * n_queries + r) * n_keys + j]);
+        largest = std::max(largest, w[j]);
+      }
+      // Softmax over the visible keys; hidden keys get 0, and a row that sees nothing is all zeros.
+      double sum = 0;
+      for (int j = 0; j < n_keys; ++j) sum += std::isnan(w[j]) ? 0.0 : (w[j] = std::exp(w[j] - largest));
+      for (int j = 0; j < n_keys; ++j) w[j] = std::isnan(w[j]) ? 0.0 : w[j] / sum;
+      // The head's output for this query: the weighted sum of the values.
+      for (int c = 0; c < d_head; ++c) {
+        double o = 0;
+        for (int j = 0; j < n_keys; ++j) o += w[j] * v[size_t(j) * kv_width + g * d_head + c];
+        out.concat[size_t(r) * q_width + i * d_head + c] = o;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace multihead
