@@ -129,13 +129,13 @@ val create_model_loader(const std::string& config_json, val header) {
 
 val config_object(const ModelConfig& c, bool has_lm_head) {
   val out = val::object();
-  out.set("architecture", std::string(architecture_name(c.architecture)));
+  out.set("architecture", std::string(c.architecture->model_type));
   out.set("vocabSize", c.vocab_size);
   out.set("dModel", c.hidden_size);
   out.set("numLayers", c.num_hidden_layers);
   out.set("numHeads", c.num_attention_heads);
   out.set("maxPositions", c.max_tokens());
-  out.set("causal", architecture_spec(c.architecture).causal);
+  out.set("causal", c.architecture->mask == Mask::causal);
   out.set("hasLmHead", has_lm_head);
   return out;
 }

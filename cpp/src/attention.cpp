@@ -137,6 +137,9 @@ void hide_scores(float* row, size_t n_k, size_t end, const uint8_t* key_mask) {
   }
 }
 
+// A bias for kernels::gemm: its values, or nullptr for none.
+const float* bias_of(const Vector& b) { return b.size() ? b.data() : nullptr; }
+
 // The cause every attention overflow gives: nothing else feeds the pass.
 constexpr const char* kCause = "the input or the weights are too large";
 
@@ -185,16 +188,42 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionW
       bv_(row("bv", w.bv, kv_width(), "n_kv_heads·d_head")),
       bo_(row("bo", w.bo, config.d_model, "d_model")) {}
 
-MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config)
+namespace {
+
+void check_packed(const char* name, const PackedMatrix& m, int rows, int cols) {
+  if (m.rows != size_t(rows) || m.cols != size_t(cols) || m.data.size() != kernels::packed_size(m.rows, m.cols)) {
+    throw std::invalid_argument(std::string(name) + " is packed as " + str(m.rows) + " × " + str(m.cols) + ", expected " +
+                                std::to_string(rows) + " × " + std::to_string(cols));
+  }
+}
+
+void check_bias(const char* name, const Vector& b, int size) {
+  if (b.size() != 0 && b.size() != size) {
+    throw std::invalid_argument(std::string(name) + " has " + str(size_t(b.size())) + " values, expected " + std::to_string(size) + " or none");
+  }
+}
+
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, PackedAttentionWeights w)
     : config_(checked(config)),
-      wq_(size_t(config.d_model), size_t(q_width())),
-      wk_(size_t(config.d_model), size_t(kv_width())),
-      wv_(size_t(config.d_model), size_t(kv_width())),
-      wo_(size_t(q_width()), size_t(config.d_model)),
-      bq_(Vector::Zero(q_width())),
-      bk_(Vector::Zero(kv_width())),
-      bv_(Vector::Zero(kv_width())),
-      bo_(Vector::Zero(config.d_model)) {}
+      wq_(std::move(w.wq)),
+      wk_(std::move(w.wk)),
+      wv_(std::move(w.wv)),
+      wo_(std::move(w.wo)),
+      bq_(std::move(w.bq)),
+      bk_(std::move(w.bk)),
+      bv_(std::move(w.bv)),
+      bo_(std::move(w.bo)) {
+  check_packed("wq", wq_, config_.d_model, q_width());
+  check_packed("wk", wk_, config_.d_model, kv_width());
+  check_packed("wv", wv_, config_.d_model, kv_width());
+  check_packed("wo", wo_, q_width(), config_.d_model);
+  check_bias("bq", bq_, q_width());
+  check_bias("bk", bk_, kv_width());
+  check_bias("bv", bv_, kv_width());
+  check_bias("bo", bo_, config_.d_model);
+}
 
 void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace) const {
   const auto check_count = [](const char* name, int n) {
@@ -292,9 +321,9 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   t.q.resize(n_q, qw);
   t.k.resize(n_k, kvw);
   t.v.resize(n_k, kvw);
-  parallel_gemm(k.gemm, n_q, qw, d, in.x_q, d, wq_.data.data(), wq_.panel_stride(), bq_.data(), t.q.data(), qw);
-  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wk_.data.data(), wk_.panel_stride(), bk_.data(), t.k.data(), kvw);
-  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wv_.data.data(), wv_.panel_stride(), bv_.data(), t.v.data(), kvw);
+  parallel_gemm(k.gemm, n_q, qw, d, in.x_q, d, wq_.data.data(), wq_.panel_stride(), bias_of(bq_), t.q.data(), qw);
+  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wk_.data.data(), wk_.panel_stride(), bias_of(bk_), t.k.data(), kvw);
+  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wv_.data.data(), wv_.panel_stride(), bias_of(bv_), t.v.data(), kvw);
   check_heads(t.q, dh, "the queries");
   check_heads(t.k, dh, "the keys", kv_name);
   check_heads(t.v, dh, "the values", kv_name);
@@ -363,7 +392,7 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   }
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n_q, d);
-  parallel_gemm(k.gemm, n_q, d, qw, t.concat.data(), qw, wo_.data.data(), wo_.panel_stride(), bo_.data(), t.output.data(), d);
+  parallel_gemm(k.gemm, n_q, d, qw, t.concat.data(), qw, wo_.data.data(), wo_.panel_stride(), bias_of(bo_), t.output.data(), d);
   check_fits(t.output.data(), n_q * d, [] { return std::string("attention: the output projection"); }, kCause);
 }
 

@@ -1,9 +1,9 @@
 // ModelConfig: reading config.json with nlohmann::json, and the limits every config must meet.
 // One table of limits (kLimits, by engine field) serves both the parser and check_model_config, so
-// a limit is written once; one format per model type (kFormats) says which config.json field
-// holds each value, its default, and the options the forward pass requires. Values are checked as
-// the JSON holds them (int64, uint64 or double) before any conversion, so a message shows what the
-// file says, not a wrapped or rounded copy.
+// a limit is written once; each architecture's ConfigFields (architectures/) say which config.json
+// field holds each value, its default, and the options the forward pass requires. Values are
+// checked as the JSON holds them (int64, uint64 or double) before any conversion, so a message
+// shows what the file says, not a wrapped or rounded copy.
 #include "multihead/config.h"
 
 #include <cmath>
@@ -43,72 +43,6 @@ const Limit& limit_of(int ModelConfig::*member) {
   throw std::logic_error("no limit for a ModelConfig field");
 }
 
-constexpr int kRequired = -1;
-constexpr int kFourTimesHidden = -2;  // GPT-2's n_inner: null or absent means 4 · n_embd
-
-// Where config.json keeps one integer of ModelConfig.
-struct IntField {
-  const char* name;
-  int ModelConfig::*member;
-  int fallback;                 // a value, kRequired or kFourTimesHidden
-  const char* older = nullptr;  // an older name read when `name` is absent (GPT-2's n_ctx)
-};
-
-// An option the forward pass supports only one way: present with another value, it is refused.
-struct RequiredValue {
-  const char* name;
-  const char* value;  // JSON text
-};
-
-struct Format {
-  Architecture architecture;
-  std::vector<IntField> ints;
-  const char* activation;        // the field naming the MLP's activation
-  const char* activation_fallback;
-  const char* eps;               // the LayerNorm epsilon's field, or nullptr: fixed at eps_fallback
-  double eps_fallback;
-  const char* padding;           // RoBERTa's pad_token_id: positions start at its value + 1
-  std::vector<RequiredValue> required;
-};
-
-const std::vector<IntField> kBertInts = {
-    {"vocab_size", &ModelConfig::vocab_size, kRequired},
-    {"hidden_size", &ModelConfig::hidden_size, kRequired},
-    {"num_hidden_layers", &ModelConfig::num_hidden_layers, kRequired},
-    {"num_attention_heads", &ModelConfig::num_attention_heads, kRequired},
-    {"intermediate_size", &ModelConfig::intermediate_size, kRequired},
-    {"max_position_embeddings", &ModelConfig::max_position_embeddings, kRequired},
-    {"type_vocab_size", &ModelConfig::type_vocab_size, 2},  // BertConfig's and RobertaConfig's default
-};
-
-const std::vector<RequiredValue> kBertRequired = {
-    {"position_embedding_type", "\"absolute\""}, {"is_decoder", "false"}, {"add_cross_attention", "false"}};
-
-const Format kFormats[] = {
-    {Architecture::bert, kBertInts, "hidden_act", "gelu", "layer_norm_eps", 1e-12, nullptr, kBertRequired},
-    {Architecture::distilbert,
-     {{"vocab_size", &ModelConfig::vocab_size, kRequired},
-      {"dim", &ModelConfig::hidden_size, kRequired},
-      {"n_layers", &ModelConfig::num_hidden_layers, kRequired},
-      {"n_heads", &ModelConfig::num_attention_heads, kRequired},
-      {"hidden_dim", &ModelConfig::intermediate_size, kRequired},
-      {"max_position_embeddings", &ModelConfig::max_position_embeddings, kRequired}},
-     "activation", "gelu", nullptr, 1e-12, nullptr,  // DistilBERT's LayerNorms have eps 1e-12, not configurable
-     {{"sinusoidal_pos_embds", "false"}}},
-    {Architecture::roberta, kBertInts, "hidden_act", "gelu", "layer_norm_eps", 1e-12, "pad_token_id", kBertRequired},
-    {Architecture::gpt2,
-     {{"vocab_size", &ModelConfig::vocab_size, kRequired},
-      {"n_embd", &ModelConfig::hidden_size, kRequired},
-      {"n_layer", &ModelConfig::num_hidden_layers, kRequired},
-      {"n_head", &ModelConfig::num_attention_heads, kRequired},
-      {"n_inner", &ModelConfig::intermediate_size, kFourTimesHidden},
-      {"n_positions", &ModelConfig::max_position_embeddings, kRequired, "n_ctx"}},
-     "activation_function", "gelu_new", "layer_norm_epsilon", 1e-5, nullptr,
-     {{"scale_attn_by_inverse_layer_idx", "false"}, {"scale_attn_weights", "true"}, {"add_cross_attention", "false"}}},
-};
-
-constexpr const char* kSupported = "supported model types are bert, distilbert, roberta, gpt2";
-
 // layer_norm_eps is stored as a float: below the smallest normal float it would round towards 0.
 constexpr double kMinLayerNormEps = std::numeric_limits<float>::min();
 
@@ -144,7 +78,7 @@ std::string eps_error(const std::string& source, const std::string& name, const 
   return source + ": " + name + " must be from 1.2e-38 (the smallest normal float) to below 1, got " + got;
 }
 
-float read_layer_norm_eps(const json& config, const Format& f) {
+float read_layer_norm_eps(const json& config, const ConfigFields& f) {
   const auto it = f.eps ? config.find(f.eps) : config.end();
   if (it == config.end()) return float(f.eps_fallback);
   if (!it->is_number()) throw std::invalid_argument(std::string("config.json: ") + f.eps + " must be a number, got " + shown(*it));
@@ -153,7 +87,7 @@ float read_layer_norm_eps(const json& config, const Format& f) {
   return float(eps);
 }
 
-Activation read_activation(const json& config, const Format& f) {
+Activation read_activation(const json& config, const ConfigFields& f) {
   const auto it = config.find(f.activation);
   const json value = it == config.end() ? json(f.activation_fallback) : *it;
   if (value == "gelu") return Activation::gelu_erf;
@@ -161,7 +95,7 @@ Activation read_activation(const json& config, const Format& f) {
   throw std::invalid_argument(std::string("config.json: ") + f.activation + " must be \"gelu\" or \"gelu_new\", got " + shown(value));
 }
 
-void check_required(const json& config, const Format& f) {
+void check_required(const json& config, const ConfigFields& f) {
   for (const RequiredValue& r : f.required) {
     const auto it = config.find(r.name);
     if (it != config.end() && *it != json::parse(r.value)) {
@@ -171,7 +105,7 @@ void check_required(const json& config, const Format& f) {
   }
 }
 
-int read_position_offset(const json& config, const Format& f) {
+int read_position_offset(const json& config, const ConfigFields& f) {
   if (!f.padding) return 0;
   const auto it = config.find(f.padding);
   if (it == config.end()) return 2;  // RobertaConfig's pad_token_id is 1
@@ -180,7 +114,7 @@ int read_position_offset(const json& config, const Format& f) {
 
 std::string str(int v) { return std::to_string(v); }
 
-const char* field_name(const Format& f, int ModelConfig::*member) {
+const char* field_name(const ConfigFields& f, int ModelConfig::*member) {
   for (const IntField& field : f.ints) {
     if (field.member == member) return field.name;
   }
@@ -188,7 +122,7 @@ const char* field_name(const Format& f, int ModelConfig::*member) {
 }
 
 // Divisibility in the file's own names (DistilBERT's dim and n_heads, GPT-2's n_embd and n_head).
-void check_heads_divide(const ModelConfig& c, const Format& f) {
+void check_heads_divide(const ModelConfig& c, const ConfigFields& f) {
   if (c.hidden_size % c.num_attention_heads != 0) {
     throw std::invalid_argument(std::string("config.json: ") + field_name(f, &ModelConfig::hidden_size) + " (" + str(c.hidden_size) +
                                 ") must be divisible by " + field_name(f, &ModelConfig::num_attention_heads) + " (" +
@@ -196,22 +130,24 @@ void check_heads_divide(const ModelConfig& c, const Format& f) {
   }
 }
 
-const Format& format_of(const json& config) {
+const ArchitectureSpec& architecture_of(const json& config) {
   const auto model_type = config.find("model_type");
-  if (model_type == config.end()) throw std::invalid_argument(std::string("config.json: model_type is missing; ") + kSupported);
-  for (const Format& f : kFormats) {
-    if (*model_type == architecture_name(f.architecture)) return f;
+  const std::string supported = "supported model types are " + architecture_list();
+  if (model_type == config.end()) throw std::invalid_argument("config.json: model_type is missing; " + supported);
+  if (model_type->is_string()) {
+    if (const ArchitectureSpec* spec = find_architecture(model_type->get<std::string>())) return *spec;
   }
-  throw std::invalid_argument("config.json: model_type " + shown(*model_type) + " is not supported; " + kSupported);
+  throw std::invalid_argument("config.json: model_type " + shown(*model_type) + " is not supported; " + supported);
 }
 
 void check_architecture_fields(const ModelConfig& c, const std::string& source) {
-  const ArchitectureSpec& spec = architecture_spec(c.architecture);
-  if (spec.token_types && (c.type_vocab_size < 1 || c.type_vocab_size > kMaxTypeVocabulary)) {
+  if (!c.architecture) throw std::invalid_argument(source + ": architecture is not set");
+  const bool token_types = c.architecture->has(Weight::token_type_embeddings);
+  if (token_types && (c.type_vocab_size < 1 || c.type_vocab_size > kMaxTypeVocabulary)) {
     throw LimitError(range_error(source, "type_vocab_size", limit_of(&ModelConfig::type_vocab_size), str(c.type_vocab_size)));
   }
-  if (!spec.token_types && c.type_vocab_size != 0) {
-    throw std::invalid_argument(source + ": type_vocab_size must be 0 for " + architecture_name(c.architecture) +
+  if (!token_types && c.type_vocab_size != 0) {
+    throw std::invalid_argument(source + ": type_vocab_size must be 0 for " + c.architecture->model_type +
                                 ", which has no token types, got " + str(c.type_vocab_size));
   }
   if (c.position_offset < 0 || c.position_offset >= c.max_position_embeddings) {
@@ -222,17 +158,26 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
 
 }  // namespace
 
-double model_weight_bytes(const ModelConfig& c) {
-  const ArchitectureSpec& spec = architecture_spec(c.architecture);
-  const double d = c.hidden_size, ff = c.intermediate_size;
-  const double embeddings = (double(c.vocab_size) + c.max_position_embeddings + c.type_vocab_size) * d +
-                            (spec.embeddings_norm ? 2 * d : 0);
-  const double block = 4 * (d * d + d)        // W_q, W_k, W_v, W_o and their biases
-                       + 2 * d * ff + ff + d  // the MLP
-                       + 4 * d;               // two LayerNorms
-  const double final_norm = spec.pre_layer_norm ? 2 * d : 0;
-  return 4 * (embeddings + double(c.num_hidden_layers) * block + final_norm);
+std::vector<Weight> model_weights(const ModelConfig& c, bool head) {
+  std::vector<Weight> out;
+  for (size_t w = 0; w < kWeightCount; ++w) {
+    if (c.architecture->has(Weight(w), head)) out.push_back(Weight(w));
+  }
+  return out;
 }
+
+double model_floats(const ModelConfig& c, bool head, bool storage_sizes) {
+  double floats = 0;
+  for (Weight w : model_weights(c, head)) {
+    const WeightKind& k = weight_kind(w);
+    const size_t rows = dim_size(c, k.rows), cols = dim_size(c, k.cols);
+    const double one = storage_sizes ? double(Buffer::floats(rows, cols, k.storage)) : double(rows) * double(cols);
+    floats += one * (k.scope == Scope::layer ? double(c.num_hidden_layers) : 1.0);
+  }
+  return floats;
+}
+
+double model_weight_bytes(const ModelConfig& c) { return 4 * model_floats(c, false, false); }
 
 void check_model_config(const ModelConfig& c, const std::string& source) {
   for (const Limit& l : kLimits) {
@@ -245,6 +190,7 @@ void check_model_config(const ModelConfig& c, const std::string& source) {
     throw std::invalid_argument(source + ": hidden_size (" + str(c.hidden_size) + ") must be divisible by num_attention_heads (" +
                                 str(c.num_attention_heads) + ")");
   }
+  check_config(c.attention());
   if (!(c.layer_norm_eps >= kMinLayerNormEps && c.layer_norm_eps < 1)) {
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.9g", double(c.layer_norm_eps));
@@ -270,15 +216,18 @@ ModelConfig parse_model_config(const std::string& json_text) {
     throw std::invalid_argument("config.json: not valid JSON (" + parse_error_text(e) + ")");
   }
   if (!config.is_object()) throw std::invalid_argument(std::string("config.json: must be a JSON object, got ") + config.type_name());
-  const Format& f = format_of(config);
+  const ArchitectureSpec& spec = architecture_of(config);
+  const ConfigFields& f = spec.config;
   ModelConfig c;
-  c.architecture = f.architecture;
+  c.architecture = &spec;
   c.activation = read_activation(config, f);
   check_required(config, f);
   for (const IntField& field : f.ints) read_int(config, field, c);
   c.layer_norm_eps = read_layer_norm_eps(config, f);
   c.position_offset = read_position_offset(config, f);
   check_heads_divide(c, f);
+  c.num_key_value_heads = c.num_attention_heads;
+  c.head_dim = c.hidden_size / c.num_attention_heads;
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
 }

@@ -1,5 +1,6 @@
-// Model: the one forward pass of every architecture, configured by its ArchitectureSpec, and the
-// LM head. Loading is model_loader.cpp's; config parsing is config.cpp's.
+// Model: the one forward pass of every architecture, configured by its ArchitectureSpec: two
+// blocks of named steps (post-norm and pre-norm), the steps themselves, and the LM head. Loading is
+// model_loader.cpp's; config parsing is config.cpp's.
 #include "multihead/model.h"
 
 #include <algorithm>
@@ -63,7 +64,7 @@ void check_sum(const Matrix& x, const std::string& where, const char* sum, const
 // which no check of the output can tell from a real result. The bound is sufficient, not necessary,
 // but far above any real activation (2.3e17 at d = 768), and it costs one scan. Then checks the
 // output, which a huge gamma or beta can still overflow.
-void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const Vector& gamma, const Vector& beta, float eps,
+void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const float* gamma, const float* beta, float eps,
                const std::string& where, const std::string& norm) {
   const size_t n = size_t(in.rows()), d = size_t(in.cols());
   const float largest = largest_magnitude(in.data(), n * d);
@@ -75,7 +76,7 @@ void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const
   }
   out.resize(in.rows(), in.cols());
   parallel_ranges(n, kRowsPerThread, [&](size_t r0, size_t r1) {
-    k.layer_norm(r1 - r0, d, in.data() + r0 * d, d, gamma.data(), beta.data(), eps, out.data() + r0 * d, d);
+    k.layer_norm(r1 - r0, d, in.data() + r0 * d, d, gamma, beta, eps, out.data() + r0 * d, d);
   });
   check_fits(out.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
 }
@@ -97,10 +98,9 @@ void activate(const kernels::KernelSet& k, Activation a, size_t count, float* x)
 Model::Model(const ModelConfig& config, const SafetensorsFile& file) : Model(load(config, file)) {}
 
 Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config), weights_(std::move(weights)) {
-  const ArchitectureSpec& spec = architecture_spec(config.architecture);
-  steps_ = {step_name(spec, Weight::embeddings_norm_gamma), step_name(spec, Weight::norm1_gamma),
-            step_name(spec, Weight::norm2_gamma), step_name(spec, Weight::w1), step_name(spec, Weight::w2),
-            step_name(spec, Weight::final_norm_gamma)};
+  const ArchitectureSpec& spec = *config.architecture;
+  steps_ = {step_name(spec, Weight::embeddings_norm_w), step_name(spec, Weight::norm1_w), step_name(spec, Weight::norm2_w),
+            step_name(spec, Weight::mlp_in_w), step_name(spec, Weight::mlp_out_w), step_name(spec, Weight::final_norm_w)};
 }
 
 void Model::check_ids(const std::vector<int32_t>& ids) const {
@@ -119,34 +119,92 @@ void Model::check_ids(const std::vector<int32_t>& ids) const {
 }
 
 Matrix Model::embed(const std::vector<int32_t>& ids) const {
-  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
-  const Eigen::Index n = Eigen::Index(ids.size());
-  Matrix x(n, config_.hidden_size);  // (n, d)
-  for (Eigen::Index i = 0; i < n; ++i) {
-    x.row(i) = weights_.word_embeddings.row(ids[size_t(i)]) + weights_.position_embeddings.row(config_.position_offset + i);
-    if (spec.token_types) x.row(i) += weights_.token_type_embeddings.row(0);
+  const WeightSet& w = weights_.weights;
+  const size_t n = ids.size(), d = size_t(config_.hidden_size);
+  const bool types = !w[Weight::token_type_embeddings].empty();
+  Matrix x = Matrix(Eigen::Index(n), Eigen::Index(d));  // (n, d)
+  for (size_t i = 0; i < n; ++i) {
+    const float* word = w.data(Weight::word_embeddings) + size_t(ids[i]) * d;
+    const float* position = w.data(Weight::position_embeddings) + (size_t(config_.position_offset) + i) * d;
+    const float* type = types ? w.data(Weight::token_type_embeddings) : nullptr;  // row 0: token type 0
+    for (size_t c = 0; c < d; ++c) x(Eigen::Index(i), Eigen::Index(c)) = word[c] + position[c] + (type ? type[c] : 0.0f);
   }
-  check_sum(x, "embeddings", spec.token_types ? "the sum of the word, position and token type embeddings" : "the sum of the word and position embeddings",
+  check_sum(x, "embeddings", types ? "the sum of the word, position and token type embeddings" : "the sum of the word and position embeddings",
             "the embeddings are too large");
-  if (spec.embeddings_norm) {
-    normalize(kernels::active_kernels(), x, x, weights_.embeddings_norm_gamma, weights_.embeddings_norm_beta, config_.layer_norm_eps,
-              "embeddings", steps_.embeddings_norm);
-  }
+  if (!w[Weight::embeddings_norm_w].empty()) norm(x, x, w, Weight::embeddings_norm_w, Weight::embeddings_norm_b, "embeddings", steps_.embeddings_norm);
   return x;
 }
 
-// out (n, d) = W2·act(W1·in + b1) + b2. GELU's output is not checked: |GELU(z)| ≤ |z| for both forms,
-// so its input's check covers it (tests/cpp/overflow_test.cpp shows the kernels keep finite values finite).
-void Model::mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std::string& where) const {
+// out (n, d) ← the architecture's norm of in; out may be in.
+void Model::norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
+                 const std::string& step) const {
+  switch (config_.architecture->norm) {
+    case Norm::layer_norm:
+      normalize(kernels::active_kernels(), in, out, w.data(weight), w.data(bias), config_.layer_norm_eps, where, step);
+      break;
+  }
+}
+
+// p.trace ← layer l's attention over `input` (n, d), handed to the run's hook.
+void Model::attend(size_t l, const Matrix& input, Pass& p) const {
+  try {
+    weights_.layers[l].attention.forward_into(input, p.trace, layer_ablation(p.ablation, l));
+  } catch (const OverflowError& e) {
+    throw OverflowError(layer_name(l) + ": " + e.what());
+  }
+  if (p.on_layer) p.on_layer(int(l), p.trace);
+}
+
+// x += branch, the residual stream's sum, checked.
+void Model::add(Matrix& x, const Matrix& branch, size_t l, const char* sum, const char* cause) const {
+  x += branch;
+  check_sum(x, layer_name(l), sum, cause);
+}
+
+// out (n, d) = mlp_out(act(mlp_in(in))). GELU's output is not checked: |GELU(z)| ≤ |z| for both
+// forms, so its input's check covers it (tests/cpp/overflow_test.cpp shows the kernels keep finite values finite).
+void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std::string& where) const {
   const auto& k = kernels::active_kernels();
+  const WeightSet& w = lw.weights;
   const size_t n = size_t(in.rows()), d = size_t(config_.hidden_size), ff = size_t(config_.intermediate_size);
   Matrix hidden(n, ff);  // (n, ff)
-  parallel_gemm(k.gemm, n, ff, d, in.data(), d, w.w1.data.data(), w.w1.panel_stride(), w.b1.data(), hidden.data(), ff);
+  const Buffer& w1 = w[Weight::mlp_in_w];
+  parallel_gemm(k.gemm, n, ff, d, in.data(), d, w1.data.data(), w1.panel_stride(), w.data(Weight::mlp_in_b), hidden.data(), ff);
   check_fits(hidden.data(), n * ff, [&] { return where + ": " + steps_.mlp_in; }, "its input or weights are too large");
   activate(k, config_.activation, n * ff, hidden.data());
   out.resize(Eigen::Index(n), Eigen::Index(d));
-  parallel_gemm(k.gemm, n, d, ff, hidden.data(), ff, w.w2.data.data(), w.w2.panel_stride(), w.b2.data(), out.data(), d);
+  const Buffer& w2 = w[Weight::mlp_out_w];
+  parallel_gemm(k.gemm, n, d, ff, hidden.data(), ff, w2.data.data(), w2.panel_stride(), w.data(Weight::mlp_out_b), out.data(), d);
   check_fits(out.data(), n * d, [&] { return where + ": " + steps_.mlp_out; }, "its input or weights are too large");
+}
+
+constexpr const char* kAttentionSum = "the residual sum of the layer's input and the attention output";
+constexpr const char* kAttentionCause = "the attention output is too large";
+constexpr const char* kMlpSum = "the residual sum of the MLP's input and output";
+constexpr const char* kMlpCause = "the MLP output is too large";
+
+// The BERT family's block: x = norm1(x + attention(x)); x = norm2(x + mlp(x)).
+void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
+  const LayerWeights& w = weights_.layers[l];
+  p.run.inputs.push_back(x);
+  attend(l, p.run.inputs.back(), p);
+  add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  norm(x, x, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
+  mlp(w, x, p.branch, layer_name(l));
+  add(x, p.branch, l, kMlpSum, kMlpCause);
+  norm(x, x, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
+}
+
+// GPT-2's block: x = x + attention(norm1(x)); x = x + mlp(norm2(x)).
+void Model::pre_norm_block(size_t l, Matrix& x, Pass& p) const {
+  const LayerWeights& w = weights_.layers[l];
+  norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
+  p.run.inputs.push_back(p.normed);
+  attend(l, p.run.inputs.back(), p);
+  add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
+  mlp(w, p.normed, p.branch, layer_name(l));
+  add(x, p.branch, l, kMlpSum, kMlpCause);
 }
 
 void Model::check_ablation(const std::vector<Ablation>& ablation) const {
@@ -170,38 +228,18 @@ const Ablation* Model::layer_ablation(const std::vector<Ablation>& ablation, siz
 ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer, const std::vector<Ablation>& ablation) const {
   check_ids(ids);
   check_ablation(ablation);
-  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
-  const auto& k = kernels::active_kernels();
-  const float eps = config_.layer_norm_eps;
   ModelRun result;
+  Pass pass{result, on_layer, ablation, {}, {}, {}};
   Matrix x = embed(ids);  // (n, d): the residual stream
-  Matrix normed;          // (n, d): a pre-LN block's normalised input
-  Matrix branch;          // (n, d): the MLP's output
-  AttentionTrace trace;   // one layer's, reused: at most one full trace is alive
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
-    const LayerWeights& w = weights_.layers[l];
-    const std::string where = layer_name(l);
-    if (spec.pre_layer_norm) normalize(k, x, normed, w.norm1_gamma, w.norm1_beta, eps, where, steps_.norm1);
-    result.inputs.push_back(spec.pre_layer_norm ? normed : x);
-    try {
-      w.attention.forward_into(result.inputs.back(), trace, layer_ablation(ablation, l));
-    } catch (const OverflowError& e) {
-      throw OverflowError(where + ": " + e.what());
+    switch (config_.architecture->block) {
+      case Block::post_norm: post_norm_block(l, x, pass); break;
+      case Block::pre_norm: pre_norm_block(l, x, pass); break;
     }
-    if (on_layer) on_layer(int(l), trace);
-    x += trace.output;
-    check_sum(x, where, "the residual sum of the layer's input and the attention output", "the attention output is too large");
-    if (spec.pre_layer_norm) {
-      normalize(k, x, normed, w.norm2_gamma, w.norm2_beta, eps, where, steps_.norm2);
-    } else {
-      normalize(k, x, x, w.norm1_gamma, w.norm1_beta, eps, where, steps_.norm1);
-    }
-    mlp(w, spec.pre_layer_norm ? normed : x, branch, where);
-    x += branch;
-    check_sum(x, where, "the residual sum of the MLP's input and output", "the MLP output is too large");
-    if (!spec.pre_layer_norm) normalize(k, x, x, w.norm2_gamma, w.norm2_beta, eps, where, steps_.norm2);
   }
-  if (spec.pre_layer_norm) normalize(k, x, x, weights_.final_norm_gamma, weights_.final_norm_beta, eps, "the final layer", steps_.final_norm);
+  if (!weights_.weights[Weight::final_norm_w].empty()) {
+    norm(x, x, weights_.weights, Weight::final_norm_w, Weight::final_norm_b, "the final layer", steps_.final_norm);
+  }
   result.hidden = std::move(x);
   return result;
 }
@@ -226,28 +264,30 @@ AttentionTrace Model::layer_trace(int layer, const Matrix& input, const std::vec
 }
 
 std::vector<float> Model::logits(const float* hidden_row) const {
-  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
+  const ArchitectureSpec& spec = *config_.architecture;
   if (!weights_.has_lm_head) throw std::invalid_argument("this model has no language-model head: " + spec.no_head_message);
   const auto& k = kernels::active_kernels();
+  const WeightSet& w = weights_.weights;
   const size_t d = size_t(config_.hidden_size), V = size_t(config_.vocab_size);
   for (size_t i = 0; i < d; ++i) {
     if (!std::isfinite(hidden_row[i])) throw std::invalid_argument("hidden[" + std::to_string(i) + "] is not finite");
   }
   Matrix h = ConstMatrixMap(hidden_row, 1, Eigen::Index(d));  // (1, d)
-  if (!spec.head.empty()) {  // the transform: dense, activation, LayerNorm
-    const LmHeadWeights& head = weights_.head;
+  if (spec.lm_head == LmHead::transformed) {  // dense, activation, norm
     Matrix t(1, Eigen::Index(d));
-    k.gemm(1, d, d, h.data(), d, head.dense.data.data(), head.dense.panel_stride(), head.dense_bias.data(), t.data(), d);
+    const Buffer& dense = w[Weight::head_dense_w];
+    k.gemm(1, d, d, h.data(), d, dense.data.data(), dense.panel_stride(), w.data(Weight::head_dense_b), t.data(), d);
     check_fits(t.data(), d, [] { return std::string("the language-model head's dense layer"); }, "its input or weights are too large");
-    activate(k, spec.head_uses_erf_gelu ? Activation::gelu_erf : config_.activation, d, t.data());
-    normalize(k, t, h, head.norm_gamma, head.norm_beta, config_.layer_norm_eps, "the language-model head", "its LayerNorm");
+    activate(k, spec.head_activation == HeadActivation::gelu_erf ? Activation::gelu_erf : config_.activation, d, t.data());
+    normalize(k, t, h, w.data(Weight::head_norm_w), w.data(Weight::head_norm_b), config_.layer_norm_eps, "the language-model head",
+              "its LayerNorm");
   }
   // logits (V) = E (V, d) · h: h packed as a (d, 1) operand, so the embeddings are read in place.
   std::vector<float> packed(kernels::packed_size(d, 1)), out(V);
   kernels::pack_b(d, 1, h.data(), 1, 1, 1.0f, packed.data());
-  parallel_gemm(k.gemm, V, 1, d, weights_.word_embeddings.data(), d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
-  if (weights_.head.bias.size()) {
-    for (size_t i = 0; i < V; ++i) out[i] += weights_.head.bias[Eigen::Index(i)];
+  parallel_gemm(k.gemm, V, 1, d, w.data(Weight::word_embeddings), d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
+  if (const float* bias = w.data(Weight::head_bias)) {
+    for (size_t i = 0; i < V; ++i) out[i] += bias[i];
   }
   check_fits(out.data(), V, [] { return std::string("the language-model head's logits"); }, "its input or weights are too large");
   return out;

@@ -1,6 +1,6 @@
 // ModelLoader: matching a checkpoint's tensor names to the architecture's table, allocating the
-// model, and streaming the data section into it. The table itself is architecture.cpp's; the
-// forward pass is model.cpp's.
+// model's buffers from the weight table (weights.h), and streaming the data section into them.
+// The tables themselves are architectures/'s and weights.cpp's; the forward pass is model.cpp's.
 #include "multihead/model_loader.h"
 
 #include <algorithm>
@@ -11,130 +11,35 @@
 #include <stdexcept>
 
 #include "float16.h"
-#include "multihead/parallel.h"
 #include "json_limits.h"
+#include "multihead/parallel.h"
 
 namespace multihead {
+namespace {
+
+// Where a direct tensor's values go, in order.
+struct Segment {
+  float* data;
+  size_t count;
+};
+
+// B (k, n) with B(p, j) = staging[offset + p·row_stride + j·col_stride], packed into out.
+struct Pack {
+  Buffer* out;
+  size_t offset, row_stride, col_stride;
+};
+
+}  // namespace
 
 // Where one tensor of the file goes. Direct tensors are written value by value into `segments`,
 // in order; staged ones are gathered in the staging buffer and then packed into `packs`.
 struct ModelLoader::Slot {
-  struct Segment {
-    float* data;
-    size_t count;
-  };
-  struct Pack {  // B (k, n) with B(p, j) = staging[offset + p·row_stride + j·col_stride], into out
-    PackedMatrix* out;
-    size_t offset, row_stride, col_stride;
-  };
   std::string name;
   size_t begin = 0, end = 0, width = 0;
   bool bfloat = false, skip = false;
   std::vector<Segment> segments;
   std::vector<Pack> packs;
   size_t values() const { return width ? (end - begin) / width : 0; }
-};
-
-// The engine's buffer behind each Weight of the architecture tables.
-struct ModelLoader::Buffers {
-  // Every final buffer, allocated now, so an out-of-memory error comes before any data. The big
-  // ones are left uninitialized: every value is written before finish() hands out the model.
-  static std::unique_ptr<ModelWeights> allocate(const ModelConfig& c, bool head) {
-    const ArchitectureSpec& spec = architecture_spec(c.architecture);
-    const Eigen::Index d = c.hidden_size, ff = c.intermediate_size;
-    auto w = std::make_unique<ModelWeights>();
-    w->word_embeddings = Matrix(c.vocab_size, d);
-    w->position_embeddings = Matrix(c.max_position_embeddings, d);
-    w->token_type_embeddings = Matrix(c.type_vocab_size, d);
-    if (spec.embeddings_norm) w->embeddings_norm_gamma = w->embeddings_norm_beta = Vector::Zero(d);
-    if (spec.pre_layer_norm) w->final_norm_gamma = w->final_norm_beta = Vector::Zero(d);
-    w->layers.reserve(size_t(c.num_hidden_layers));
-    for (int l = 0; l < c.num_hidden_layers; ++l) {
-      w->layers.push_back(LayerWeights{MultiHeadAttention(multi_head_config(c.hidden_size, c.num_attention_heads, spec.causal)),
-                                       Vector::Zero(d), Vector::Zero(d), PackedMatrix(size_t(d), size_t(ff)), Vector::Zero(ff),
-                                       PackedMatrix(size_t(ff), size_t(d)), Vector::Zero(d), Vector::Zero(d), Vector::Zero(d)});
-    }
-    w->has_lm_head = head;
-    if (head && !spec.head.empty()) {
-      w->head = LmHeadWeights{PackedMatrix(size_t(d), size_t(d)), Vector::Zero(d), Vector::Zero(d), Vector::Zero(d),
-                              Vector::Zero(c.vocab_size)};
-    }
-    return w;
-  }
-
-  // The packed matrix a staged weight fills; nullptr for weights written directly.
-  static PackedMatrix* matrix(ModelWeights& w, Weight weight, int layer) {
-    LayerWeights* l = layer >= 0 ? &w.layers[size_t(layer)] : nullptr;
-    switch (weight) {
-      case Weight::wq: return &l->attention.wq_;
-      case Weight::wk: return &l->attention.wk_;
-      case Weight::wv: return &l->attention.wv_;
-      case Weight::wo: return &l->attention.wo_;
-      case Weight::w1: return &l->w1;
-      case Weight::w2: return &l->w2;
-      case Weight::head_dense_w: return &w.head.dense;
-      default: return nullptr;
-    }
-  }
-
-  // The (rows, cols) buffer a direct weight fills, as a pointer and a count; {nullptr, 0} if none.
-  static std::pair<float*, size_t> direct(ModelWeights& w, Weight weight, int layer) {
-    const auto of = [](auto& m) { return std::pair<float*, size_t>(m.data(), size_t(m.size())); };
-    LayerWeights* l = layer >= 0 ? &w.layers[size_t(layer)] : nullptr;
-    switch (weight) {
-      case Weight::word_embeddings: return of(w.word_embeddings);
-      case Weight::position_embeddings: return of(w.position_embeddings);
-      case Weight::token_type_embeddings: return of(w.token_type_embeddings);
-      case Weight::embeddings_norm_gamma: return of(w.embeddings_norm_gamma);
-      case Weight::embeddings_norm_beta: return of(w.embeddings_norm_beta);
-      case Weight::final_norm_gamma: return of(w.final_norm_gamma);
-      case Weight::final_norm_beta: return of(w.final_norm_beta);
-      case Weight::bq: return of(l->attention.bq_);
-      case Weight::bk: return of(l->attention.bk_);
-      case Weight::bv: return of(l->attention.bv_);
-      case Weight::bo: return of(l->attention.bo_);
-      case Weight::norm1_gamma: return of(l->norm1_gamma);
-      case Weight::norm1_beta: return of(l->norm1_beta);
-      case Weight::b1: return of(l->b1);
-      case Weight::b2: return of(l->b2);
-      case Weight::norm2_gamma: return of(l->norm2_gamma);
-      case Weight::norm2_beta: return of(l->norm2_beta);
-      case Weight::head_dense_b: return of(w.head.dense_bias);
-      case Weight::head_norm_gamma: return of(w.head.norm_gamma);
-      case Weight::head_norm_beta: return of(w.head.norm_beta);
-      case Weight::head_bias: return of(w.head.bias);
-      default: return {nullptr, 0};
-    }
-  }
-
-  // Where a tensor's values go, by its layout (the shapes were checked against the rule).
-  static void route(ModelWeights& w, const TensorRule& r, int layer, size_t d, Slot& slot) {
-    LayerWeights* l = layer >= 0 ? &w.layers[size_t(layer)] : nullptr;
-    switch (r.layout) {
-      case Layout::linear: {  // file (out, in): B(p, j) = W[j][p]
-        PackedMatrix* m = matrix(w, r.weight, layer);
-        slot.packs.push_back({m, 0, 1, m->rows});
-        break;
-      }
-      case Layout::conv1d: {  // file (in, out): B itself
-        PackedMatrix* m = matrix(w, r.weight, layer);
-        slot.packs.push_back({m, 0, m->cols, 1});
-        break;
-      }
-      case Layout::fused_qkv:  // file (d, 3d): column blocks Q | K | V
-        slot.packs = {{&l->attention.wq_, 0, 3 * d, 1}, {&l->attention.wk_, d, 3 * d, 1}, {&l->attention.wv_, 2 * d, 3 * d, 1}};
-        break;
-      case Layout::fused_bias:
-        slot.segments = {{l->attention.bq_.data(), d}, {l->attention.bk_.data(), d}, {l->attention.bv_.data(), d}};
-        break;
-      case Layout::vector:
-      case Layout::embedding: {
-        const auto [data, count] = direct(w, r.weight, layer);
-        slot.segments = {{data, count}};
-        break;
-      }
-    }
-  }
 };
 
 namespace {
@@ -185,10 +90,11 @@ std::vector<std::pair<std::string, std::string>> candidate_names(const Architect
   return names;
 }
 
-std::optional<Match> find_rule(const std::vector<TensorRule>& rules, const std::string& name, int layers) {
-  for (const TensorRule& rule : rules) {
+// The rule of `part` that `name` matches, with its layer.
+std::optional<Match> find_rule(const ArchitectureSpec& spec, Part part, const std::string& name, int layers) {
+  for (const TensorRule& rule : spec.tensors) {
     int layer = -1;
-    if (matches(rule.name, name, layer) && layer < layers) return Match{&rule, layer};
+    if (rule.part == part && matches(rule.name, name, layer) && layer < layers) return Match{&rule, layer};
   }
   return std::nullopt;
 }
@@ -201,26 +107,18 @@ bool is_skipped(const ArchitectureSpec& spec, const std::string& name, int layer
   return false;
 }
 
-int64_t dim(const ModelConfig& c, Dim d) {
-  switch (d) {
-    case Dim::vocab: return c.vocab_size;
-    case Dim::model: return c.hidden_size;
-    case Dim::mlp: return c.intermediate_size;
-    case Dim::positions: return c.max_position_embeddings;
-    case Dim::types: return c.type_vocab_size;
-  }
-  return 0;
-}
-
+// The file shape of a rule's tensor: its weight's shape (weights.h) as the layout stores it.
 std::vector<int64_t> expected_shape(const ModelConfig& c, const TensorRule& r) {
-  const int64_t in = dim(c, r.in), out = dim(c, r.out);
+  const WeightKind& k = weight_kind(r.weight);
+  const int64_t rows = int64_t(dim_size(c, k.rows)), cols = int64_t(dim_size(c, k.cols));
+  const int64_t fused = int64_t(dim_size(c, Dim::q_width) + 2 * dim_size(c, Dim::kv_width));
   switch (r.layout) {
-    case Layout::linear: return {out, in};
-    case Layout::conv1d: return {in, out};
-    case Layout::fused_qkv: return {in, 3 * out};
-    case Layout::fused_bias: return {3 * in};
-    case Layout::vector: return {in};
-    case Layout::embedding: return {in, c.hidden_size};
+    case Layout::linear: return {cols, rows};
+    case Layout::conv1d: return {rows, cols};
+    case Layout::fused_qkv: return {rows, fused};
+    case Layout::fused_bias: return {fused};
+    case Layout::vector: return {cols};
+    case Layout::embedding: return {rows, cols};
   }
   return {};
 }
@@ -236,42 +134,47 @@ std::string full_name(const TensorRule& r, int layer, const std::string& prefix)
   std::string name = r.name;
   const size_t hole = name.find("{}");
   if (hole != std::string::npos) name.replace(hole, 2, std::to_string(layer));
-  return prefix + name;
+  return (r.part == Part::body ? prefix : "") + name;
 }
 
-bool is_staged(Layout l) { return l == Layout::linear || l == Layout::conv1d || l == Layout::fused_qkv; }
-
-// Floats of every buffer the model will hold (packed matrices with their padding).
-double model_floats(const ModelConfig& c, bool head) {
-  const ArchitectureSpec& spec = architecture_spec(c.architecture);
-  const double d = c.hidden_size, ff = c.intermediate_size, V = c.vocab_size;
-  const auto packed = [](double k, double n) { return double(kernels::packed_size(size_t(k), size_t(n))); };
-  double floats = (V + c.max_position_embeddings + c.type_vocab_size) * d + (spec.embeddings_norm ? 2 * d : 0) +
-                  (spec.pre_layer_norm ? 2 * d : 0);
-  floats += c.num_hidden_layers * (4 * packed(d, d) + 4 * d + 4 * d + packed(d, ff) + ff + packed(ff, d) + d);
-  if (head && !spec.head.empty()) floats += packed(d, d) + 3 * d + V;
-  return floats;
+// Where a tensor's values go, by its layout (its shape was checked against the rule): `set` is
+// the model's weights or its layer's, already allocated.
+void route(WeightSet& set, const TensorRule& r, std::vector<Segment>& segments, std::vector<Pack>& packs) {
+  switch (r.layout) {
+    case Layout::linear: {  // file (out, in): B(p, j) = W[j][p]
+      Buffer& b = set[r.weight];
+      packs.push_back({&b, 0, 1, b.rows});
+      break;
+    }
+    case Layout::conv1d: {  // file (in, out): B itself
+      Buffer& b = set[r.weight];
+      packs.push_back({&b, 0, b.cols, 1});
+      break;
+    }
+    case Layout::fused_qkv: {  // file (in, q + 2·kv): column blocks Q | K | V
+      Buffer &q = set[Weight::wq], &k = set[Weight::wk], &v = set[Weight::wv];
+      const size_t width = q.cols + k.cols + v.cols;
+      packs = {{&q, 0, width, 1}, {&k, q.cols, width, 1}, {&v, q.cols + k.cols, width, 1}};
+      break;
+    }
+    case Layout::fused_bias:
+      segments = {{set[Weight::bq].data.data(), set[Weight::bq].cols},
+                  {set[Weight::bk].data.data(), set[Weight::bk].cols},
+                  {set[Weight::bv].data.data(), set[Weight::bv].cols}};
+      break;
+    case Layout::vector:
+    case Layout::embedding: {
+      Buffer& b = set[r.weight];
+      segments = {{b.data.data(), b.rows * b.cols}};
+      break;
+    }
+  }
 }
-
-}  // namespace
-
-ModelLoader::ModelLoader(const ModelConfig& config, const SafetensorsHeader& header)
-    : config_(config), label_(header.label()), data_start_(header.data_start()), data_size_(header.data_size()) {
-  check_model_config(config_);
-  plan(header);
-  enter_slot();
-}
-
-ModelLoader::~ModelLoader() = default;
-ModelLoader::ModelLoader(ModelLoader&&) noexcept = default;
-ModelLoader& ModelLoader::operator=(ModelLoader&&) noexcept = default;
-
-namespace {
 
 // The model's buffers against kMaxModelBytes, and each embedding table against one allocation's
 // limit, before allocating any of them.
 void check_bytes(const ModelConfig& c, bool head, const std::string& label) {
-  const double bytes = 4 * model_floats(c, head);
+  const double bytes = 4 * model_floats(c, head, true);
   if (bytes > double(kMaxModelBytes)) {
     throw LimitError(label + ": the model's float32 weights take " + gib_text(bytes) + ", above the limit of " +
                      gib_text(double(kMaxModelBytes)));
@@ -306,15 +209,10 @@ std::string canonical_duplicate(const ArchitectureSpec& spec, const std::string&
   return name;
 }
 
-}  // namespace
-
-namespace {
-
 // What the table says of one file tensor: skipped, or the rule it fills (with the prefix it used).
 struct Classified {
   bool skip = false;
   std::optional<Match> match;
-  bool head = false;
   std::string prefix;
 };
 
@@ -329,27 +227,59 @@ Classified classify(const ArchitectureSpec& spec, const SafetensorsHeader& heade
       c.skip = true;
       return c;
     }
-    if ((c.match = find_rule(spec.tensors, candidate, layers))) {
+    if ((c.match = find_rule(spec, Part::body, candidate, layers))) {
       c.prefix = prefix;
       return c;
     }
-    if ((c.match = find_rule(spec.head, canonical_duplicate(spec, candidate), layers))) {
-      c.head = true;
-      return c;
-    }
+    if ((c.match = find_rule(spec, Part::head, canonical_duplicate(spec, candidate), layers))) return c;
   }
   return c;
 }
 
 }  // namespace
 
+ModelLoader::ModelLoader(const ModelConfig& config, const SafetensorsHeader& header)
+    : config_(config), label_(header.label()), data_start_(header.data_start()), data_size_(header.data_size()) {
+  check_model_config(config_);
+  plan(header);
+  enter_slot();
+}
+
+ModelLoader::~ModelLoader() = default;
+ModelLoader::ModelLoader(ModelLoader&&) noexcept = default;
+ModelLoader& ModelLoader::operator=(ModelLoader&&) noexcept = default;
+
 void ModelLoader::fail(const std::string& message) {
   closed_ = true;
   throw std::invalid_argument(label_ + ": " + message);
 }
 
+// Every buffer of the weight table that the architecture has (with `head`, the LM head's too),
+// allocated now, so an out-of-memory error comes before any data. The big ones are left
+// uninitialized: every value is written before finish() hands out the model.
+void ModelLoader::allocate(bool head) {
+  model_weights_ = std::make_unique<WeightSet>();
+  for (int l = 0; l < config_.num_hidden_layers; ++l) layer_weights_.push_back(std::make_unique<WeightSet>());
+  for (Weight w : model_weights(config_, head)) {
+    const WeightKind& k = weight_kind(w);
+    const size_t rows = dim_size(config_, k.rows), cols = dim_size(config_, k.cols);
+    const auto make = [&](WeightSet& set) {
+      Buffer& b = set[w];
+      b.rows = rows;
+      b.cols = cols;
+      b.storage = k.storage;
+      b.data.resize(Buffer::floats(rows, cols, k.storage));
+    };
+    if (k.scope == Scope::model) {
+      make(*model_weights_);
+    } else {
+      for (auto& set : layer_weights_) make(*set);
+    }
+  }
+}
+
 void ModelLoader::plan(const SafetensorsHeader& header) {
-  const ArchitectureSpec& spec = architecture_spec(config_.architecture);
+  const ArchitectureSpec& spec = *config_.architecture;
   const int layers = config_.num_hidden_layers;
   std::vector<Assigned> assigned;
   std::map<std::pair<const TensorRule*, int>, const std::string*> seen;
@@ -367,8 +297,7 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
       continue;
     }
     if (!c.match) {
-      fail("tensor '" + shortened(name) + "' is not a weight of a " + std::to_string(layers) + "-layer " +
-           architecture_name(config_.architecture) + " model");
+      fail("tensor '" + shortened(name) + "' is not a weight of a " + std::to_string(layers) + "-layer " + spec.model_type + " model");
     }
     const auto [it, fresh] = seen.emplace(std::make_pair(c.match->rule, c.match->layer), &name);
     if (!fresh) fail("tensors '" + shortened(*it->second) + "' and '" + shortened(name) + "' are the same weight");
@@ -380,26 +309,36 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
       fail("tensor '" + shortened(name) + "' has shape " + shape_text(info.shape) + ", expected " + shape_text(want) +
            " from config.json");
     }
-    if (!c.head && !c.prefix.empty()) prefix = c.prefix;
-    head_tensors += c.head;
+    const bool in_head = c.match->rule->part == Part::head;
+    if (!in_head && !c.prefix.empty()) prefix = c.prefix;
+    head_tensors += in_head;
     assigned.push_back({&name, &info, *c.match});
   }
+  // The body's tensors must all be there, but the optional ones; the head's all or none.
+  const bool head = spec.lm_head == LmHead::tied || head_tensors > 0;  // a tied head is the word embeddings: always there
   for (const TensorRule& r : spec.tensors) {
+    if (r.optional || (r.part == Part::head && !head)) continue;
     const bool per_layer = r.name.find("{}") != std::string::npos;
     for (int l = per_layer ? 0 : -1; l < (per_layer ? layers : 0); ++l) {
-      if (!seen.count({&r, l})) fail("the file has no tensor '" + shortened(full_name(r, l, prefix)) + "'");
-    }
-  }
-  const bool head = spec.head.empty() || head_tensors > 0;  // GPT-2's head is wte alone: always there
-  for (const TensorRule& r : spec.head) {
-    if (head && !seen.count({&r, -1})) {
-      fail("the file has no tensor '" + shortened(r.name) + "' (it has other tensors of the language-model head)");
+      if (seen.count({&r, l})) continue;
+      fail("the file has no tensor '" + shortened(full_name(r, l, prefix)) + "'" +
+           (r.part == Part::head ? " (it has other tensors of the language-model head)" : ""));
     }
   }
   has_lm_head_ = head;
   check_bytes(config_, head, label_);
-  weights_ = Buffers::allocate(config_, head);
-  weight_bytes_ = size_t(4 * model_floats(config_, head));
+  allocate(head);
+  weight_bytes_ = size_t(4 * model_floats(config_, head, true));
+  // An optional tensor the file lacks leaves its buffer zero.
+  for (const TensorRule& r : spec.tensors) {
+    if (!r.optional) continue;
+    const bool per_layer = r.name.find("{}") != std::string::npos;
+    for (int l = per_layer ? 0 : -1; l < (per_layer ? layers : 0); ++l) {
+      if (seen.count({&r, l})) continue;
+      WeightSet& set = l < 0 ? *model_weights_ : *layer_weights_[size_t(l)];
+      for (Weight w : filled_weights(r)) std::fill(set[w].data.begin(), set[w].data.end(), 0.0f);
+    }
+  }
   size_t staging = 0;
   for (const Assigned& a : assigned) {
     Slot slot;
@@ -408,7 +347,7 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     slot.end = a.info->end;
     slot.width = dtype_bytes(a.info->dtype);
     slot.bfloat = a.info->dtype == "BF16";
-    Buffers::route(*weights_, *a.match.rule, a.match.layer, size_t(config_.hidden_size), slot);
+    route(a.match.layer < 0 ? *model_weights_ : *layer_weights_[size_t(a.match.layer)], *a.match.rule, slot.segments, slot.packs);
     if (!slot.packs.empty()) staging = std::max(staging, slot.values());
     slots_.push_back(std::move(slot));
   }
@@ -522,7 +461,7 @@ void ModelLoader::store(const void* values, size_t count) {
 
 // A staged tensor is whole: pack it into its matrices (transposing Linear weights on the way).
 void ModelLoader::complete_slot() {
-  for (const Slot::Pack& p : slots_[slot_].packs) {
+  for (const Pack& p : slots_[slot_].packs) {
     // Panel by panel, spread over the threads: each panel is packed from its own columns.
     const size_t k = p.out->rows;
     parallel_panels(p.out->cols, 4, [&](size_t j0, size_t j1, size_t panel) {
@@ -539,10 +478,33 @@ Model ModelLoader::finish() {
          " bytes: the file is truncated");
   }
   closed_ = true;
-  Model model(config_, std::move(*weights_));
-  weights_.reset();
   UninitializedFloats().swap(staging_);
-  return model;
+  ModelWeights weights;
+  weights.weights = std::move(*model_weights_);
+  weights.has_lm_head = has_lm_head_;
+  for (auto& set : layer_weights_) {
+    // The attention's buffers move into its layer; the rest stay in the set.
+    const auto packed = [&](Weight w) {
+      Buffer& b = (*set)[w];
+      PackedMatrix m;
+      m.rows = b.rows;
+      m.cols = b.cols;
+      m.data = std::move(b.data);
+      return m;
+    };
+    const auto vector = [&](Weight w) {
+      Buffer& b = (*set)[w];
+      Vector v = Eigen::Map<const Vector>(b.data.data(), Eigen::Index(b.data.size()));
+      UninitializedFloats().swap(b.data);
+      return v;
+    };
+    PackedAttentionWeights attention{packed(Weight::wq), packed(Weight::wk), packed(Weight::wv), packed(Weight::wo),
+                                     vector(Weight::bq), vector(Weight::bk), vector(Weight::bv), vector(Weight::bo)};
+    weights.layers.push_back(LayerWeights{MultiHeadAttention(config_.attention(), std::move(attention)), std::move(*set)});
+  }
+  model_weights_.reset();
+  layer_weights_.clear();
+  return Model(config_, std::move(weights));
 }
 
 }  // namespace multihead

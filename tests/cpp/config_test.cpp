@@ -135,9 +135,13 @@ TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
 
 TEST(ConfigErrors, AModelConfigBuiltInCodeIsCheckedByTheModelWithItsFieldNames) {
   const SafetensorsFile file(safetensors_bytes(bert_tensors(kSize)));
-  ModelConfig c{12, 10, 2, 4, 12, 10, 2, 1e-12f};
+  ModelConfig c{.architecture = find_architecture("bert"), .vocab_size = 12, .hidden_size = 10, .num_hidden_layers = 2,
+                .num_attention_heads = 4, .num_key_value_heads = 4, .head_dim = 2, .intermediate_size = 12,
+                .max_position_embeddings = 10, .type_vocab_size = 2, .layer_norm_eps = 1e-12f};
   EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(c, file); }), "ModelConfig: hidden_size (10) must be divisible by num_attention_heads (4)");
-  c = {12, 8, 2, 2, 12, 10, 2, 0.0f};
+  c = {.architecture = find_architecture("bert"), .vocab_size = 12, .hidden_size = 8, .num_hidden_layers = 2, .num_attention_heads = 2,
+       .num_key_value_heads = 2, .head_dim = 4, .intermediate_size = 12, .max_position_embeddings = 10, .type_vocab_size = 2,
+       .layer_norm_eps = 0.0f};
   EXPECT_EQ(message_of<std::length_error>([&] { Model(c, file); }),
             "ModelConfig: layer_norm_eps must be from 1.2e-38 (the smallest normal float) to below 1, got 0");
 }
@@ -183,7 +187,7 @@ std::string parse_error(const std::string& json) { return message_of<std::except
 
 TEST(Config, ReadsEachArchitectureInItsOwnFieldNames) {
   const ModelConfig d = parse_model_config(distilbert_config_json({30, 12, 3, 20, 9, 0}, 3));
-  EXPECT_EQ(d.architecture, Architecture::distilbert);
+  EXPECT_EQ(d.architecture, find_architecture("distilbert"));
   EXPECT_EQ(d.hidden_size, 12);
   EXPECT_EQ(d.num_hidden_layers, 3);
   EXPECT_EQ(d.num_attention_heads, 3);
@@ -192,14 +196,14 @@ TEST(Config, ReadsEachArchitectureInItsOwnFieldNames) {
   EXPECT_FLOAT_EQ(d.layer_norm_eps, 1e-12f);
   const ModelConfig g = parse_model_config(R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 16, "n_layer": 2, "n_head": 4,
                                                "n_inner": null, "n_ctx": 20, "activation_function": "gelu_new"})");
-  EXPECT_EQ(g.architecture, Architecture::gpt2);
+  EXPECT_EQ(g.architecture, find_architecture("gpt2"));
   EXPECT_EQ(g.intermediate_size, 64);  // n_inner null: 4 · n_embd
   EXPECT_EQ(g.max_position_embeddings, 20);  // n_ctx, as older GPT-2 configs name n_positions
   EXPECT_EQ(g.activation, Activation::gelu_tanh);
   EXPECT_FLOAT_EQ(g.layer_norm_eps, 1e-5f);  // layer_norm_epsilon's default
   EXPECT_EQ(g.type_vocab_size, 0);
   const ModelConfig r = parse_model_config(bert_config_json({50, 16, 2, 24, 514, 1}, 4, R"("pad_token_id": 1)", "roberta"));
-  EXPECT_EQ(r.architecture, Architecture::roberta);
+  EXPECT_EQ(r.architecture, find_architecture("roberta"));
   EXPECT_EQ(r.position_offset, 2);
   EXPECT_EQ(r.max_tokens(), 512);  // 514 rows − padding_idx − 1
   EXPECT_EQ(parse_model_config(bert_config_json(kSize, 2)).activation, Activation::gelu_erf);

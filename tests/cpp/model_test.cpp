@@ -16,8 +16,8 @@
 namespace multihead::testing {
 namespace {
 
-const ModelConfig kConfig{/*vocab*/ 50, /*d*/ 16, /*layers*/ 2, /*heads*/ 4, /*ff*/ 24, /*positions*/ 12, /*types*/ 2, 1e-12f};
-const BertSize kSize{50, 16, 2, 24, 12, 2};
+const BertSize kSize{/*vocab*/ 50, /*d*/ 16, /*layers*/ 2, /*ff*/ 24, /*positions*/ 12, /*types*/ 2};
+const ModelConfig kConfig = parse_model_config(bert_config_json(kSize, /*heads*/ 4));
 
 // The loader's error for a file, from its header alone: no data is given.
 std::string header_error(const ModelConfig& config, const std::map<std::string, TestTensor>& tensors, const std::string& dtype = "F32") {

@@ -158,7 +158,8 @@ TEST(AttentionOverflow, GeluKeepsFiniteValuesFinite) {
 }
 
 // A small BertModel (d 8, 2 heads, 2 layers); its tensors come from bert_tensors_for(kModel).
-const ModelConfig kModel{/*vocab*/ 12, /*d*/ 8, /*layers*/ 2, /*heads*/ 2, /*ff*/ 12, /*positions*/ 10, /*types*/ 2, 1e-12f};
+const ModelConfig kModel = parse_model_config(bert_config_json({/*vocab*/ 12, /*d*/ 8, /*layers*/ 2, /*ff*/ 12, /*positions*/ 10, /*types*/ 2},
+                                                                /*heads*/ 2));
 
 
 const std::vector<int32_t> kIds{2, 5, 6, 7, 3};

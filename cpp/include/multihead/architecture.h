@@ -1,86 +1,131 @@
-// What distinguishes the model architectures the engine runs (BERT, DistilBERT, RoBERTa, GPT-2):
-// a small description of each, as data. Model runs one forward pass configured by it, and
-// ModelLoader reads every checkpoint through its one table of tensor names.
+// What distinguishes one model architecture from another, as data: the kinds of its steps (where
+// the norms sit, which norm, which MLP, which positions, which mask, which LM head), the
+// config.json fields it reads, and the table from Hugging Face tensor names to the engine's weights.
+// Model runs one forward pass configured by it; ModelLoader reads every checkpoint through its table;
+// the config parser reads config.json through its fields.
 //
-// The description says where LayerNorm sits, whether attention is causal, whether there are
-// token types and an embedding LayerNorm, which activation the LM head uses, and the table from
-// Hugging Face tensor names to engine weights: their layouts, legacy aliases, accepted prefixes,
-// buffers skipped by name, tied weights and the LM-head tensors. It holds no code of the forward
-// pass or of the loader, and nothing read from a config.json (config.h holds that).
+// Each architecture is one file in cpp/src/architectures/, written with designated initialisers,
+// and one line in that folder's registry.cpp. Nothing here runs a layer or reads a file.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "multihead/weights.h"
 
 namespace multihead {
 
-enum class Architecture { bert, distilbert, roberta, gpt2 };
+struct ModelConfig;
 
-// The name as config.json's model_type spells it: "bert", "distilbert", "roberta", "gpt2".
-const char* architecture_name(Architecture a);
+// Where a block's two norms sit.
+enum class Block {
+  post_norm,  // x = norm1(x + attention(x)); x = norm2(x + mlp(x)): the BERT family
+  pre_norm,   // x = x + attention(norm1(x)); x = x + mlp(norm2(x)); a final norm after the last block: GPT-2
+};
+
+enum class Norm { layer_norm };  // (x − mean)/√(variance + eps)·weight + bias
+
+enum class Mlp { dense };  // mlp_out(activation(mlp_in(x))), the activation from config.json
 
 // The MLP's activation: exact erf GELU (BERT's "gelu") or the tanh approximation (GPT-2's "gelu_new").
 enum class Activation { gelu_erf, gelu_tanh };
 
-// A size a tensor's shape is made of, taken from the config.
-enum class Dim {
-  vocab,      // V: vocab_size
-  model,      // d: hidden_size
-  mlp,        // ff: intermediate_size
-  positions,  // P: rows of the position table (max_position_embeddings, GPT-2's n_positions)
-  types,      // T: type_vocab_size
+enum class Positions { learned };  // a row of position_embeddings per position, from config's position_offset
+
+enum class Mask { bidirectional, causal };  // causal: a token sees itself and the tokens before it
+
+enum class LmHead {
+  tied,         // logits = word_embeddings · h (GPT-2)
+  transformed,  // the same after dense, activation and norm, plus a bias (the masked-LM heads)
 };
 
-// How a tensor is stored in the file, and so how it reaches the engine's (in, out) layout.
+// The activation of a transformed LM head: the MLP's, or erf GELU whatever config says (RoBERTa).
+enum class HeadActivation { as_mlp, gelu_erf };
+
+// How a tensor is stored in the file, and so how it reaches the engine's buffer.
 enum class Layout {
-  linear,       // nn.Linear weight, shape (out, in): transposed and packed through the staging buffer
-  conv1d,       // GPT-2's Conv1D weight, shape (in, out): packed through the staging buffer
-  fused_qkv,    // Conv1D (in, 3·out): Q | K | V column blocks, packed into W_q, W_k, W_v
-  fused_bias,   // (3·out): b_q | b_k | b_v, written straight into the three biases
-  vector,       // (in): written straight into its buffer
-  embedding,    // (in rows, d): written straight into its table
+  linear,      // nn.Linear weight, shape (out, in): transposed into the buffer's (in, out)
+  conv1d,      // GPT-2's Conv1D weight, shape (in, out): as the buffer is
+  fused_qkv,   // Conv1D (in, q + 2·kv): W_q | W_k | W_v column blocks, into wq, wk and wv
+  fused_bias,  // (q + 2·kv): b_q | b_k | b_v, into bq, bk and bv
+  vector,      // (n): the buffer as it is
+  embedding,   // (rows, d): the table as it is
 };
 
-// The engine's weights a tensor can fill. Per-layer weights are numbered by the layer in the name.
-enum class Weight {
-  word_embeddings, position_embeddings, token_type_embeddings, embeddings_norm_gamma, embeddings_norm_beta,
-  // each layer
-  wq, bq, wk, bk, wv, bv, wqkv, bqkv, wo, bo,
-  norm1_gamma, norm1_beta,  // BERT family: after attention (post-LN); GPT-2: ln_1, before it (pre-LN)
-  w1, b1, w2, b2,
-  norm2_gamma, norm2_beta,  // BERT family: after the MLP; GPT-2: ln_2, before it
-  final_norm_gamma, final_norm_beta,  // GPT-2's ln_f
-  // the LM head's own tensors (its decoder is the word embeddings, tied)
-  head_dense_w, head_dense_b, head_norm_gamma, head_norm_beta, head_bias,
-};
+// Which part of the file a tensor belongs to: the body, which every file has, or the LM head's
+// own tensors, all present or none (the file then has no head).
+enum class Part { body, head };
 
 // One row of an architecture's table. `name` is the Hugging Face name after the prefix, with "{}"
-// where a layer number goes; `in` and `out` are the sizes of the engine's (in, out) form (`out` is
-// unused by vector and embedding, whose shape is (in) and (in, d)).
+// where a layer number goes. The tensor's shape in the file follows from its weight's shape
+// (weights.h) and its layout. An optional tensor may be absent: its buffer is then zeros.
 struct TensorRule {
   std::string name;
-  Weight weight;
+  Weight weight;  // for the fused layouts, the first of the three it fills (wq, bq): see filled_weights
   Layout layout;
-  Dim in, out;
+  Part part = Part::body;
+  bool optional = false;
+};
+
+// Where config.json keeps one integer of ModelConfig, and its default.
+constexpr int kRequired = -1;
+constexpr int kFourTimesHidden = -2;  // GPT-2's n_inner: null or absent means 4 · n_embd
+struct IntField {
+  const char* name;
+  int ModelConfig::*member;
+  int fallback;                 // a value, kRequired or kFourTimesHidden
+  const char* older = nullptr;  // an older name read when `name` is absent (GPT-2's n_ctx)
+};
+
+// An option the forward pass supports only one way: present with another value, it is refused.
+struct RequiredValue {
+  const char* name;
+  const char* value;  // JSON text
+};
+
+// The config.json fields an architecture reads.
+struct ConfigFields {
+  std::vector<IntField> ints;
+  const char* activation;            // the field naming the MLP's activation
+  const char* activation_fallback;
+  const char* eps;                   // the norm's epsilon, or nullptr: fixed at eps_fallback
+  double eps_fallback;
+  const char* padding = nullptr;     // RoBERTa's pad_token_id: positions start at its value + 1
+  std::vector<RequiredValue> required;
 };
 
 struct ArchitectureSpec {
-  Architecture architecture;
-  bool pre_layer_norm;      // GPT-2: LayerNorm before attention and MLP, plus a final ln_f
-  bool causal;              // GPT-2: each token attends to itself and earlier ones only
-  bool token_types;         // BERT, RoBERTa: add row 0 of token_type_embeddings
-  bool embeddings_norm;     // the BERT family's LayerNorm after the embedding sum
-  bool head_uses_erf_gelu;  // RoBERTa's lm_head applies erf GELU whatever hidden_act says
-  std::vector<std::string> prefixes;  // accepted before every non-head name, e.g. "bert."
+  const char* model_type;  // as config.json's model_type spells it: "bert", "gpt2"
+  const char* name;        // as a sentence names it: "BERT", "GPT-2"
+  Block block;
+  Norm norm;
+  Mlp mlp;
+  Positions positions;
+  Mask mask;
+  LmHead lm_head;
+  HeadActivation head_activation = HeadActivation::as_mlp;
+  ConfigFields config;
+  std::vector<std::string> prefixes;                         // accepted before every body name, e.g. "bert."
   std::vector<std::pair<std::string, std::string>> aliases;  // legacy name ending → current ending
-  std::vector<TensorRule> tensors;    // every weight of the model, in its body (after the prefix)
-  std::vector<TensorRule> head;       // the LM head's tensors: all present, or none (no head)
+  std::vector<TensorRule> tensors;                           // the body, then the LM head's own tensors
   // Tensors in the file that mean the same as another (present or not): read the first one given.
   std::vector<std::pair<std::string, std::string>> duplicates;
   std::vector<std::string> skipped;  // buffers and tied weights, ignored whatever their dtype
   std::string no_head_message;       // what the file lacks when it has no LM head
+
+  // Whether the table fills `w` (for the body or, with the head, for its own tensors).
+  bool has(Weight w, bool with_head = true) const;
 };
 
-const ArchitectureSpec& architecture_spec(Architecture a);
+// The weights a rule fills: its own, or a fused layout's three (wq, wk, wv or bq, bk, bv).
+std::vector<Weight> filled_weights(const TensorRule& r);
+
+// The architecture config.json's model_type names, or nullptr.
+const ArchitectureSpec* find_architecture(const std::string& model_type);
+// Every architecture, in the registry's order (architectures/registry.cpp).
+const std::vector<const ArchitectureSpec*>& all_architectures();
+// "bert, distilbert, roberta, gpt2", for messages.
+std::string architecture_list();
 
 }  // namespace multihead

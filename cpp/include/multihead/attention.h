@@ -93,6 +93,13 @@ struct AttentionWeights {
   std::vector<float> bo;      // (d)
 };
 
+// The same weights already packed for the kernels, as a model's loader builds them in place: moved
+// into a layer, not copied. A missing bias (an architecture without one) is an empty Vector.
+struct PackedAttentionWeights {
+  PackedMatrix wq, wk, wv, wo;  // shapes as AttentionWeights'
+  Vector bq, bk, bv, bo;
+};
+
 // Throws if the configuration is unusable: a size below 1, d_model or h·dh above kMaxDModel, or h
 // not a multiple of kv.
 void check_config(const AttentionConfig& config);
@@ -156,11 +163,11 @@ NaiveAttention attention_naive(const std::vector<double>& q, const std::vector<d
                                int query_position, const std::vector<double>& bias = {},
                                const std::vector<uint8_t>& key_mask = {});
 
-class ModelLoader;
-
 class MultiHeadAttention {
  public:
   MultiHeadAttention(const AttentionConfig& config, AttentionWeights weights);
+  // From packed weights (a checkpoint's): their shapes are checked, their values are not.
+  MultiHeadAttention(const AttentionConfig& config, PackedAttentionWeights weights);
 
   // Self-attention: x (n, d) row-major, flattened; key_mask (n) with nonzero = visible, or empty
   // for all visible. Every forward throws OverflowError if Q, K, V, a head's scores (those of each
@@ -194,10 +201,6 @@ class MultiHeadAttention {
   int kv_width() const { return config_.n_kv_heads * config_.d_head; }  // kv·dh
 
  private:
-  friend class ModelLoader;  // builds zero layers and packs checkpoint weights into them in place
-  // A layer of zero weights, checked config; ModelLoader fills wq_ … bo_ as the data arrives.
-  explicit MultiHeadAttention(const AttentionConfig& config);
-
   // Validates, then runs; without keep_trace only the output is meaningful.
   // q_size and kv_size: the floats given as x_q and x_kv; mask_size: the key mask's, or 0 for none.
   void checked_run(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace,
@@ -210,9 +213,9 @@ class MultiHeadAttention {
   PackedMatrix wq_;        // (d, h·dh), (in, out), packed for kernels::gemm
   PackedMatrix wk_, wv_;   // (d, kv·dh)
   PackedMatrix wo_;        // (h·dh, d)
-  Vector bq_;              // (h·dh)
-  Vector bk_, bv_;         // (kv·dh)
-  Vector bo_;              // (d)
+  Vector bq_;              // (h·dh), or empty: no bias
+  Vector bk_, bv_;         // (kv·dh), or empty
+  Vector bo_;              // (d), or empty
   RotateFn rotate_;        // empty: no rotation
 };
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "multihead/architecture.h"
 #include "multihead/attention.h"
@@ -18,20 +19,27 @@
 namespace multihead {
 
 struct ModelConfig {
+  const ArchitectureSpec* architecture = nullptr;
   int vocab_size = 0;               // V
   int hidden_size = 0;              // d
   int num_hidden_layers = 0;
-  int num_attention_heads = 0;
+  int num_attention_heads = 0;      // h
+  int num_key_value_heads = 0;      // kv: key/value heads (h for every architecture so far)
+  int head_dim = 0;                 // dh (d / h for every architecture so far)
   int intermediate_size = 0;        // MLP width, ff
   int max_position_embeddings = 0;  // rows of the position table
   int type_vocab_size = 0;          // rows of the token-type table; 0 for architectures without one
   float layer_norm_eps = 1e-12f;
-  Architecture architecture = Architecture::bert;
   Activation activation = Activation::gelu_erf;
   int position_offset = 0;  // the first token's row of the position table: RoBERTa's padding_idx + 1
 
   // The longest input: the position rows from the offset on (RoBERTa's 514 rows give 512 tokens).
   int max_tokens() const { return max_position_embeddings - position_offset; }
+  // Its attention layers' shape.
+  AttentionConfig attention() const {
+    return {.d_model = hidden_size, .n_heads = num_attention_heads, .n_kv_heads = num_key_value_heads, .d_head = head_dim,
+            .causal = architecture->mask == Mask::causal};
+  }
 };
 
 // Limits checked before allocating.
@@ -50,11 +58,18 @@ constexpr size_t kMaxModelBytes = size_t{5} << 29;
 // `bytes` as "1.34 GiB", for the messages that name these limits.
 std::string gib_text(double bytes);
 
-// Bytes of the model's float32 weights for `c` without an LM head (embeddings, every block, the
-// final LayerNorm), in double so that no field values can overflow the computation.
+// Every weight `c`'s architecture has: its body's, and with `head` its LM head's own, each once.
+std::vector<Weight> model_weights(const ModelConfig& c, bool head);
+
+// Floats of every buffer of those weights (layer weights once per layer), as stored: with
+// `storage_sizes` packed matrices count their padding, without it every weight is rows × cols.
+// In double so that no field values can overflow the computation.
+double model_floats(const ModelConfig& c, bool head, bool storage_sizes);
+
+// Bytes of the model's float32 weights for `c` without an LM head.
 double model_weight_bytes(const ModelConfig& c);
 
-// Reads and checks a Hugging Face config.json of model_type bert, distilbert, roberta or gpt2.
+// Reads and checks a Hugging Face config.json of a model_type of all_architectures().
 // Throws std::invalid_argument for a malformed file, a wrong type or an unsupported option,
 // LimitError for a value outside its limits; every message starts with "config.json: ".
 ModelConfig parse_model_config(const std::string& json_text);

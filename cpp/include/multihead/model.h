@@ -1,7 +1,7 @@
 // A transformer model of any supported architecture (architecture.h): embeddings, then blocks of
-// one kind of layer (MultiHeadAttention, residual adds, LayerNorms, an MLP) placed as the
-// architecture says (post-LN for the BERT family, pre-LN and a final ln_f for GPT-2), and the
-// LM head when the checkpoint has one. One forward pass serves every architecture.
+// named steps (norm, attention, residual add, MLP) arranged as the architecture's Block says
+// (post-norm for the BERT family, pre-norm and a final norm for GPT-2), and the LM head when the
+// checkpoint has one. One forward pass serves every architecture.
 //
 // A Model is built by ModelLoader (model_loader.h), which checks every tensor against the config
 // before any weight byte. Model::run hands each layer's attention trace to a hook while it runs,
@@ -18,43 +18,25 @@
 #include "multihead/config.h"
 #include "multihead/matrix.h"
 #include "multihead/safetensors.h"
+#include "multihead/weights.h"
 
 namespace multihead {
 
-// One block's weights besides attention's own. "norm1"/"norm2" are the block's two LayerNorms:
-// after attention and after the MLP (post-LN), or before each of them (GPT-2's ln_1, ln_2).
+// One block's weights: its attention layer, and the rest by kind (weights.h: norm1, norm2, the MLP's).
 struct LayerWeights {
-  MultiHeadAttention attention;     // W_q, W_k, W_v, W_o (d, d), (in, out) packed; biases (d)
-  Vector norm1_gamma, norm1_beta;   // (d)
-  PackedMatrix w1;                  // (d, ff), (in, out)
-  Vector b1;                        // (ff)
-  PackedMatrix w2;                  // (ff, d), (in, out)
-  Vector b2;                        // (d)
-  Vector norm2_gamma, norm2_beta;   // (d)
-};
-
-// The LM head's own weights. Its decoder is the word embeddings (tied); GPT-2's head is only that.
-struct LmHeadWeights {
-  PackedMatrix dense;             // (d, d), (in, out); empty for GPT-2
-  Vector dense_bias;              // (d); empty for GPT-2
-  Vector norm_gamma, norm_beta;   // (d); empty for GPT-2
-  Vector bias;                    // (V); empty for GPT-2
+  MultiHeadAttention attention;
+  WeightSet weights;
 };
 
 struct ModelWeights {
-  Matrix word_embeddings;          // (V, d); also the LM head's decoder
-  Matrix position_embeddings;      // (P, d)
-  Matrix token_type_embeddings;    // (T, d); (0, d) without token types
-  Vector embeddings_norm_gamma, embeddings_norm_beta;  // (d); empty for GPT-2
-  std::vector<LayerWeights> layers;                    // num_hidden_layers
-  Vector final_norm_gamma, final_norm_beta;            // (d): GPT-2's ln_f; empty otherwise
+  WeightSet weights;                 // the whole model's: embeddings, their norm, the final norm, the LM head's own
+  std::vector<LayerWeights> layers;  // num_hidden_layers
   bool has_lm_head = false;
-  LmHeadWeights head;
 };
 
-// What Model::run returns: inputs[l] (n, d) is what layer l's attention reads (BERT family: the
-// block's input; GPT-2: ln_1 of it), and hidden (n, d) the final hidden states (BERT family: the
-// last block's output; GPT-2: after ln_f).
+// What Model::run returns: inputs[l] (n, d) is what layer l's attention reads (post-norm: the
+// block's input; pre-norm: norm1 of it), and hidden (n, d) the final hidden states (post-norm: the
+// last block's output; pre-norm: after the final norm).
 struct ModelRun {
   std::vector<Matrix> inputs;
   Matrix hidden;
@@ -88,11 +70,30 @@ class Model {
   friend class ModelLoader;
   Model(const ModelConfig& config, ModelWeights weights);
 
+  // The buffers a block's steps reuse, and what the run returns.
+  struct Pass {
+    ModelRun& run;
+    const LayerHook& on_layer;
+    const std::vector<Ablation>& ablation;
+    Matrix normed;          // (n, d): a pre-norm block's normalised input
+    Matrix branch;          // (n, d): the MLP's output
+    AttentionTrace trace;   // one layer's, reused: at most one full trace is alive
+  };
+
   void check_ids(const std::vector<int32_t>& ids) const;
   // Layer l's part of a checked ablation (null for none).
   const Ablation* layer_ablation(const std::vector<Ablation>& ablation, size_t l) const;
   void check_ablation(const std::vector<Ablation>& ablation) const;
-  Matrix embed(const std::vector<int32_t>& ids) const;             // (n, d)
+
+  // The blocks: a dozen lines of named steps each.
+  void post_norm_block(size_t l, Matrix& x, Pass& p) const;
+  void pre_norm_block(size_t l, Matrix& x, Pass& p) const;
+  // The steps.
+  Matrix embed(const std::vector<int32_t>& ids) const;                                         // (n, d)
+  void norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
+            const std::string& step) const;                                                    // (n, d) → (n, d)
+  void attend(size_t l, const Matrix& input, Pass& p) const;                                   // (n, d) → p.trace
+  void add(Matrix& x, const Matrix& branch, size_t l, const char* sum, const char* cause) const;  // x += branch
   void mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std::string& where) const;  // (n, d) → (n, d)
 
   // Step names for messages, from the architecture's tensor names ("attention.output.LayerNorm", "ln_1").

@@ -46,15 +46,14 @@ class ModelLoader {
   size_t data_start() const { return data_start_; }  // where the data section starts in the file
   size_t data_size() const { return data_size_; }
   size_t file_size() const { return data_start_ + data_size_; }
-  size_t bytes_written() const { return position_; }
-  size_t weight_bytes() const { return weight_bytes_; }    // the model's float32 buffers
+  size_t weight_bytes() const { return weight_bytes_; }    // the model's float32 buffers, as stored
   size_t staging_bytes() const { return staging_.size() * sizeof(float); }
   bool has_lm_head() const { return has_lm_head_; }  // the file has the LM head's tensors (GPT-2: always)
 
  private:
   struct Slot;
-  struct Buffers;  // reaches into MultiHeadAttention's weights (a friend's nested class)
   void plan(const SafetensorsHeader& header);
+  void allocate(bool head);
   void consume(const uint8_t* bytes, size_t size);
   void take(const uint8_t* bytes, size_t size);
   void store(const void* values, size_t count);  // `count` values of the slot's dtype
@@ -65,7 +64,10 @@ class ModelLoader {
   ModelConfig config_;
   std::string label_;
   size_t data_start_ = 0, data_size_ = 0, weight_bytes_ = 0;
-  std::unique_ptr<ModelWeights> weights_;  // on the heap: slots point into it
+  // Every buffer, by kind (weights.h): the whole model's, then each layer's (its attention's
+  // included, moved into a MultiHeadAttention by finish()). On the heap: slots point into them.
+  std::unique_ptr<WeightSet> model_weights_;
+  std::vector<std::unique_ptr<WeightSet>> layer_weights_;
   std::vector<Slot> slots_;                // in data order
   UninitializedFloats staging_;            // the largest staged tensor's values
   // The stream's state: bytes consumed, the current slot, its next value and where it goes.

@@ -1,0 +1,90 @@
+// The engine's weights, each kind described once (kWeightKinds in weights.cpp): its name, whether
+// the model has one or each layer has one, its shape in config sizes, and how it is stored. The
+// loader allocates, routes and size-checks from that table, the config check sums it, and the
+// forward pass reads buffers by kind: no list of weights is written twice.
+//
+// Shapes are the engine's: a matrix is (in, out), as Q = X·W_q + b_q multiplies it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "multihead/matrix.h"
+
+namespace multihead {
+
+struct ModelConfig;
+
+// A size a weight's shape is made of, taken from the config.
+enum class Dim {
+  one,        // 1: the row count of a vector
+  vocab,      // V: vocab_size
+  model,      // d: hidden_size
+  mlp,        // ff: intermediate_size
+  positions,  // P: rows of the position table (max_position_embeddings, GPT-2's n_positions)
+  types,      // T: type_vocab_size
+  q_width,    // h·dh: every query head's columns
+  kv_width,   // kv·dh: every key/value head's columns
+};
+
+enum class Weight : uint8_t {
+  // the whole model
+  word_embeddings, position_embeddings, token_type_embeddings, embeddings_norm_w, embeddings_norm_b,
+  final_norm_w, final_norm_b,
+  head_dense_w, head_dense_b, head_norm_w, head_norm_b, head_bias,  // a transformed LM head's
+  // each layer: its attention
+  wq, bq, wk, bk, wv, bv, wo, bo,
+  // each layer: the rest. norm1 is the norm after attention (post-norm) or before it (pre-norm);
+  // norm2 likewise for the MLP.
+  norm1_w, norm1_b, norm2_w, norm2_b, mlp_in_w, mlp_in_b, mlp_out_w, mlp_out_b,
+  count
+};
+constexpr size_t kWeightCount = size_t(Weight::count);
+
+enum class Scope { model, layer };
+enum class Storage {
+  plain,   // row-major floats
+  packed,  // a GEMM's right operand, packed once into kernels::gemm's panels (PackedMatrix)
+};
+
+struct WeightKind {
+  Weight weight;
+  const char* name;  // for messages
+  Scope scope;
+  Dim rows, cols;
+  Storage storage;
+};
+
+// The description of `w`.
+const WeightKind& weight_kind(Weight w);
+
+// The size `d` stands for in `c`.
+size_t dim_size(const ModelConfig& c, Dim d);
+
+// One weight's buffer: (rows, cols), plain or packed. An empty buffer (size 0) is a weight the
+// model does not have.
+struct Buffer {
+  size_t rows = 0, cols = 0;
+  Storage storage = Storage::plain;
+  UninitializedFloats data;  // rows·cols, or packed_size(rows, cols)
+
+  bool empty() const { return data.empty(); }
+  size_t panel_stride() const { return kernels::panel_stride(rows); }
+  // Floats a buffer of this shape and storage takes.
+  static size_t floats(size_t rows, size_t cols, Storage storage) {
+    return storage == Storage::packed ? kernels::packed_size(rows, cols) : rows * cols;
+  }
+};
+
+// A set of weights by kind: the whole model's, or one layer's.
+struct WeightSet {
+  std::array<Buffer, kWeightCount> buffers;
+
+  Buffer& operator[](Weight w) { return buffers[size_t(w)]; }
+  const Buffer& operator[](Weight w) const { return buffers[size_t(w)]; }
+  // A plain buffer's floats, or nullptr when the model has no such weight (a missing bias).
+  const float* data(Weight w) const { return (*this)[w].empty() ? nullptr : (*this)[w].data.data(); }
+};
+
+}  // namespace multihead
