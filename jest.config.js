@@ -1,10 +1,24 @@
 // Jest runs the package as native ES modules (no transform); `npm test` sets
 // NODE_OPTIONS=--experimental-vm-modules, which Jest needs for that.
+//
+// npm test runs a second pass as on a one-core machine (MULTIHEAD_ONE_CORE=1, tests/js/one-core.js):
+// there loadEngine() picks the single-threaded SIMD build, whose memory is not shared (views detach
+// as it grows) and which starts no worker. Only the suites whose behaviour depends on that run
+// again: the thread counts themselves, the numbers of every build against PyTorch, the errors, and
+// WASM memory as it grows and is freed. The rest do not depend on the core count (threads.test.js
+// shows every result is the same bits at any thread count).
+const ONE_CORE_SUITES = [
+  'threads', 'attention', 'fixtures', 'model-fixtures', 'checkpoints', 'errors', 'memory', 'hostile/leaks', 'hostile/stale-views',
+];
+
 export default {
   testEnvironment: 'node',
   transform: {},
-  testMatch: ['<rootDir>/tests/js/**/*.test.js', '<rootDir>/tests/e2e/**/*.test.js'],
+  testMatch: process.env.MULTIHEAD_ONE_CORE
+    ? ONE_CORE_SUITES.map((name) => `<rootDir>/tests/js/${name}.test.js`)
+    : ['<rootDir>/tests/js/**/*.test.js', '<rootDir>/tests/e2e/**/*.test.js'],
   testTimeout: 60000,
-  // npm test runs tests/js a second time as on a one-core machine: threads off (tests/js/one-core.js).
   setupFiles: process.env.MULTIHEAD_ONE_CORE ? ['<rootDir>/tests/js/one-core.js'] : [],
+  // The page, built once for every e2e test (tests/e2e/global-setup.js).
+  globalSetup: process.env.MULTIHEAD_ONE_CORE ? undefined : '<rootDir>/tests/e2e/global-setup.js',
 };

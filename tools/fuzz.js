@@ -3,7 +3,8 @@
 // a leak, a timeout, an out-of-memory or an unexpected exception.
 //
 //   node tools/fuzz.js                  what npm test runs: each target a fixed number of runs from
-//                                       its seeds (seed 1, a fresh corpus), about 2 minutes in all
+//                                       its seeds (seed 1, a fresh corpus), the targets side by side,
+//                                       one per core
 //   node tools/fuzz.js --time=3600 model   fuzz longer by hand: an hour on the whole-model target,
 //                                       keeping what it learns in build/native-sanitize/fuzz/<target>/corpus
 //   node tools/fuzz.js --runs=N [target…]
@@ -13,16 +14,17 @@
 // contributes its header). A finding is saved as build/native-sanitize/fuzz/<target>/crash-…;
 // reproduce it with `build/native-sanitize/<target>_fuzzer <that file>`. This script does not
 // minimise findings or merge corpora: libFuzzer's -minimize_crash and -merge do that by hand.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const build = `${root}build/native-sanitize`;
 const models = `${root}web/models/default`;
 
-// Runs per target in npm test: about 30–50 s each on the 2-core CI machine (measured: see the
-// README), so the whole step stays near 2 minutes, and under 5 on a machine twice as slow.
+// Runs per target in npm test: 50 to 170 s each on the 2-core CI machine, the targets side by
+// side (the slowest first), so the step takes about as long as the slowest, under 3 minutes.
 // max_len fits the tiny models' files (2–9 KB) and the default model's 7.5 KB header.
 const TARGETS = {
   safetensors: { runs: 250000, maxLen: 16384, seeds: [[`${models}/model.safetensors`, 'default.safetensors']] },
@@ -47,11 +49,25 @@ function parseArgs(argv) {
   return options;
 }
 
-function run(command, args, log) {
-  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: log ? 'pipe' : 'inherit' });
+function run(command, args) {
+  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: 'inherit' });
   if (result.error) throw new Error(`${command} could not run: ${result.error.message}`);
-  if (log) writeFileSync(log, `${result.stdout ?? ''}${result.stderr ?? ''}`);
   return result;
+}
+
+/** run() without blocking, its output kept in `log`: resolves to { status, stderr }. */
+function runLogged(command, args, log) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
+    child.on('close', (status) => {
+      writeFileSync(log, `${stdout}${stderr}`);
+      resolve({ status, stderr });
+    });
+  });
 }
 
 function prepareSeeds() {
@@ -69,7 +85,7 @@ function lastLines(text, n) {
   return text.trim().split('\n').slice(-n).join('\n');
 }
 
-function fuzz(target, seeds, options) {
+async function fuzz(target, seeds, options) {
   const { runs, maxLen } = TARGETS[target];
   const binary = `${build}/${target}_fuzzer`;
   const work = `${build}/fuzz/${target}`;
@@ -82,12 +98,12 @@ function fuzz(target, seeds, options) {
   const common = ['-rss_limit_mb=2048', '-timeout=10', `-artifact_prefix=${work}/`];
 
   // Every seed, whole: no -max_len applies to files named on the command line.
-  const whole = run(binary, [...common, ...seedFiles], `${work}/seeds.log`);
+  const whole = await runLogged(binary, [...common, ...seedFiles], `${work}/seeds.log`);
   if (whole.status !== 0) return { target, failed: `a seed failed:\n${lastLines(whole.stderr, 40)}` };
 
   const limit = options.time ? [`-max_total_time=${options.time}`] : [`-runs=${options.runs ?? runs}`, '-seed=1'];
   const started = Date.now();
-  const result = run(binary, [...common, ...limit, `-max_len=${maxLen}`, `-dict=${root}tests/fuzz/${target}.dict`,
+  const result = await runLogged(binary, [...common, ...limit, `-max_len=${maxLen}`, `-dict=${root}tests/fuzz/${target}.dict`,
     '-print_final_stats=1', corpus, `${seeds}/${target}`], `${work}/fuzz.log`);
   const seconds = (Date.now() - started) / 1000;
   const stat = (name) => Number(result.stderr.match(new RegExp(`stat::${name}:\\s+(\\d+)`))?.[1]);
@@ -108,9 +124,18 @@ try {
   const built = run('node', ['tools/build.js', 'native-sanitize']);
   if (built.status !== 0) throw new Error('the sanitizer build failed');
   const seeds = prepareSeeds();
+  // The targets side by side, one per core, the longest (the most runs' worth of model) first.
+  const queue = [...options.targets].sort((a, b) => (a === 'model' ? -1 : b === 'model' ? 1 : 0));
+  const results = [];
+  await Promise.all(Array.from({ length: Math.min(availableParallelism(), queue.length) }, async () => {
+    while (queue.length) {
+      const target = queue.shift();
+      results.push(await fuzz(target, seeds, options));
+    }
+  }));
   let failures = 0;
-  for (const target of options.targets) {
-    const r = fuzz(target, seeds, options);
+  for (const r of results) {
+    const target = r.target;
     if (r.failed) {
       failures++;
       console.error(`fuzz: ${target}: FAILED, ${r.failed}`);

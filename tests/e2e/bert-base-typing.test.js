@@ -3,23 +3,21 @@
 // serves it (cross-origin isolated, so on every core), loaded from the fake Hub. The page must keep
 // drawing frames while it computes, and redraw the grid after each keystroke. Reported, not
 // asserted: the time from the last keystroke to the painted grid, and the longest frame while typing.
-import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
-import { launchBrowser, openWhen } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ID = 'multihead-test/bert-base-size';
 const SIZE = { vocab: 30522, d: 768, layers: 12, heads: 12, ff: 3072, positions: 512 };
 const TOKENS = 128;
 
-let browser, pageServer, pageDir, hub, modelDir;
+let browser, pageServer, hub, modelDir;
 
 /** The tensors of a BertModel of SIZE, as Hugging Face names and shapes them. */
 function tensors() {
@@ -77,9 +75,7 @@ async function writeWeights(path) {
 }
 
 beforeAll(async () => {
-  [pageDir, modelDir] = await Promise.all([mkdtemp(join(tmpdir(), 'multihead-typing-page-')), mkdtemp(join(tmpdir(), 'multihead-bert-base-'))]);
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
+  modelDir = await mkdtemp(join(tmpdir(), 'multihead-bert-base-'));
   const { vocab, d, layers, heads, ff, positions } = SIZE;
   await writeFile(join(modelDir, 'config.json'), JSON.stringify({
     model_type: 'bert', architectures: ['BertModel'], vocab_size: vocab, hidden_size: d, num_hidden_layers: layers,
@@ -90,13 +86,13 @@ beforeAll(async () => {
   await copyFile(join(REPO, 'tests/fixtures/checkpoints/bert-12x12/tokenizer.json'), join(modelDir, 'tokenizer.json'));
   await writeWeights(join(modelDir, 'model.safetensors'));
   [browser, pageServer, hub] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }), startFakeHub({ repos: { [ID]: { folder: modelDir } } }),
+    launchBrowser(), startServer({ root: PAGE_DIR }), startFakeHub({ repos: { [ID]: { folder: modelDir } } }),
   ]);
 }, 300000);
 
 afterAll(async () => {
   await Promise.all([browser?.close(), pageServer?.close(), hub?.close()]);
-  await Promise.all([pageDir, modelDir].filter(Boolean).map((dir) => rm(dir, { recursive: true, force: true })));
+  if (modelDir) await rm(modelDir, { recursive: true, force: true });
 });
 
 test('with a BERT-base-sized model at 128 tokens the page redraws the grid after each keystroke, on every core, without freezing', async () => {

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url)); // git-ignored
+/** The page as `npm start` builds it, built once for every test by global-setup.js. */
+export const PAGE_DIR = fileURLToPath(new URL('../../build/demo/', import.meta.url));
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

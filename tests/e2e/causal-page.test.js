@@ -4,28 +4,21 @@
 // found it, tests/fixtures/models/causal-heads.json) attends from a repeated word to the word after
 // its first occurrence, while the predictions after the last token, a hovered token and a chosen
 // one are the engine's. Every number is compared with the engine in this Node process.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
-let browser, pageServer, pageDir, engine, model, heads;
+let browser, pageServer, engine, model, heads;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-causal-page-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
   [browser, pageServer, model] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }), engine.loadModel({ builtin: 'causal' }),
+    launchBrowser(), startServer({ root: PAGE_DIR }), engine.loadModel({ builtin: 'causal' }),
   ]);
   heads = JSON.parse(await readFile(join(REPO, 'tests/fixtures/models/causal-heads.json'), 'utf8'));
 }, 120000);
@@ -33,7 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), pageServer?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 /** Opens the page at `hash`; waits until the model asked for is ready and its sentence drawn. */

@@ -13,8 +13,7 @@ const run = promisify(execFile);
 let browser, server, engine, model;
 
 beforeAll(async () => {
-  // The iframe example shows the page as `npm start` builds it, in build/demo.
-  await run(process.execPath, [fileURLToPath(new URL('./vite-build.js', import.meta.url)), `${REPO}web/demo/vite.config.js`, `${REPO}build/demo`]);
+  // The iframe example shows the page as `npm start` builds it, in build/demo (built by global-setup.js).
   engine = await loadEngine();
   [browser, server, model] = await Promise.all([launchBrowser(), startServer({ root: REPO }), engine.loadModel()]);
 }, 120000);

@@ -11,12 +11,9 @@
 //   measure with its progress bar and Cancel;
 // - the model view's PNG and SVG and the role table's CSV and JSON, as the page downloads them;
 // - the average and rollout views, against averageHeads and rollout.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { loadEngine } from '../../web/src/index.js';
@@ -24,22 +21,18 @@ import { headRoles } from '../../web/src/head-roles.js';
 import { averageHeads, rollout } from '../../web/src/rollout.js';
 import { EXAMPLES } from '../../web/demo/examples.js';
 import { modelLayout } from '../../web/src/views/model-figure.js';
-import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const BIG = 'multihead-test/bert-12x12';
 const INDUCTION = EXAMPLES.causal[0]; // "Yesterday Henry met William at the station. Today Henry met"
 
-let browser, pageServer, pageDir, hub, engine, causal, bert, measured;
+let browser, pageServer, hub, engine, causal, bert, measured;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-roles-page-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
   [browser, pageServer, hub, causal, bert] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }),
+    launchBrowser(), startServer({ root: PAGE_DIR }),
     startFakeHub({ repos: { [BIG]: { folder: join(REPO, 'tests/fixtures/checkpoints/bert-12x12') } } }),
     engine.loadModel({ builtin: 'causal' }), engine.loadModel(join(REPO, 'tests/fixtures/checkpoints/bert-12x12')),
   ]);
@@ -49,7 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), pageServer?.close(), hub?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 /** Opens the page at `hash` (with the fake Hub); waits until its model is ready and the sentence drawn. */

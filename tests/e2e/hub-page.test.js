@@ -5,32 +5,25 @@
 // messages on the page, the 12-layer × 12-head model's grid of 144 heads with its [MASK]
 // predictions (compared with the engine in this Node process), and elements sharing one download.
 // Load and paint times are printed, not asserted.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = join(REPO, 'tests/fixtures/checkpoints');
 const BIG = 'multihead-test/bert-12x12';
 const MASKED = 'The cat sat on the [MASK] near the [MASK].';
 
-let browser, pageServer, repoServer, pageDir, engine, bert, gpt2, fixtureFiles;
+let browser, pageServer, repoServer, engine, bert, gpt2, fixtureFiles;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-hub-page-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
   [browser, pageServer, repoServer, bert, gpt2] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }), startServer({ root: REPO }),
+    launchBrowser(), startServer({ root: PAGE_DIR }), startServer({ root: REPO }),
     engine.loadModel(join(CHECKPOINTS, 'bert-12x12')), engine.loadModel(join(CHECKPOINTS, 'gpt2-legacy')),
   ]);
   const read = (file) => readFile(join(CHECKPOINTS, 'bert-12x12', file));
@@ -40,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), pageServer?.close(), repoServer?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 /** A fake Hub with the fixtures the tests name, and the error repositories. */

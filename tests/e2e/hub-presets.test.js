@@ -5,21 +5,14 @@
 // (tests/hub/hub-presets.js). Each loads from the picker, and the page shows the tokens and the
 // predictions the engine computes in this Node process from the same Hub, whose ids are the Rust
 // tokenizers library's.
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { presetRepos } from '../hub/hub-presets.js';
-import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
 
 const { Tokenizer: RustTokenizer } = createRequire(import.meta.url)('tokenizers');
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const PRESETS = [
   ['bert-base-uncased', 'BERT', 'Hello world! The quick brown fox sat on the [MASK].'],
   ['distilbert-base-uncased', 'DistilBERT', 'Hello world! The quick brown fox sat on the [MASK].'],
@@ -28,24 +21,19 @@ const PRESETS = [
   ['distilgpt2', 'GPT-2', 'Hello world! The quick brown fox'],
 ];
 
-let browser, pageServer, pageDir, hub, engine, repos;
+let browser, pageServer, hub, engine, repos;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-presets-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   repos = presetRepos();
   repos.distilgpt2 = repos.gpt2;
   [browser, pageServer, hub, engine] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }), startFakeHub({ repos }), loadEngine(),
+    launchBrowser(), startServer({ root: PAGE_DIR }), startFakeHub({ repos }), loadEngine(),
   ]);
 }, 120000);
 
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), pageServer?.close(), hub?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 async function loadEnded(page) {

@@ -3,37 +3,29 @@
 // where showDirectoryPicker is missing), the three files dropped on the page, a folder that lacks
 // files, and the picker's controls by keyboard, by name and on a 375 px phone. The model's output
 // on the page is compared with what the engine computes in this Node process.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = join(REPO, 'tests/fixtures/checkpoints');
 const SENTENCE = 'The cat sat on the <mask> near the door.';
 
-let browser, pageServer, pageDir, engine, roberta;
+let browser, pageServer, engine, roberta;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-picker-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
   [browser, pageServer, roberta] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }), engine.loadModel(join(CHECKPOINTS, 'roberta')),
+    launchBrowser(), startServer({ root: PAGE_DIR }), engine.loadModel(join(CHECKPOINTS, 'roberta')),
   ]);
 }, 120000);
 
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), pageServer?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 function openPage(options) {

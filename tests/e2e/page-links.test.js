@@ -3,32 +3,20 @@
 // than the 2000 characters of sentence a link is read back with, and the page says when it has
 // cut one; the Embed dialog says what its snippets leave out, and its element snippet parses back
 // to the sentence wherever HTML can carry it.
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, screenshot } from './browser.js';
+import { PAGE_DIR, launchBrowser, screenshot } from './browser.js';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-let browser, server, pageDir, engine, model;
+let browser, server, engine, model;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-page-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
-  [browser, server, model] = await Promise.all([launchBrowser(), startServer({ root: pageDir }), engine.loadModel()]);
+  [browser, server, model] = await Promise.all([launchBrowser(), startServer({ root: PAGE_DIR }), engine.loadModel()]);
 });
 
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), server?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 const link = (fields) => `#${new URLSearchParams(fields)}`;

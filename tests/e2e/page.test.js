@@ -2,37 +2,28 @@
 // learner would: typing, hovering, clicking, the keyboard, a phone screen. The numbers it shows are
 // compared with what the engine computes in this Node process. Also measures hover-to-paint time
 // of the head view at 512 tokens, and prints it (timings are reported, never asserted).
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { figureLayout } from '../../web/src/views/export.js';
-import { launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
+import { PAGE_DIR, launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SENTENCE = 'The dog chased the ball into the garden.';
 
-let browser, pageServer, repoServer, pageDir, engine, model;
+let browser, pageServer, repoServer, engine, model;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-page-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
   [browser, pageServer, repoServer, model] = await Promise.all([
-    launchBrowser(), startServer({ root: pageDir }), startServer({ root: REPO }), engine.loadModel(),
+    launchBrowser(), startServer({ root: PAGE_DIR }), startServer({ root: REPO }), engine.loadModel(),
   ]);
 });
 
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), pageServer?.close(), repoServer?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 /** Opens the page and waits until its first sentence is drawn. */
@@ -139,7 +130,7 @@ test('the built-in BERT fills in each [MASK] with its top five words, the engine
 
 test('the page runs on every core when isolated, on one when served as most hosts do, with the same weights', async () => {
   const expected = model.run(SENTENCE);
-  const plainServer = await startServer({ root: pageDir, isolated: false });
+  const plainServer = await startServer({ root: PAGE_DIR, isolated: false });
   try {
     const isolated = await openPage();
     const plain = await openWhen(browser, plainServer.url, () => document.body.dataset.state === 'ready');

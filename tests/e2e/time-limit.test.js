@@ -4,37 +4,27 @@
 // a line that hangs it on one sentence (a stand-in for a hostile tokenizer the page cannot load
 // today): the page's own 10 s limit stops it and says why, and Cancel, by mouse or keyboard, stops
 // it sooner. In both, the hung worker is terminated and a fresh one answers the next sentence.
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { launchBrowser, screenshot } from './browser.js';
+import { PAGE_DIR, launchBrowser, screenshot } from './browser.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const HANGS = 'a'.repeat(40) + '!'; // hours of backtracking for (a+)+$
 const SENTENCE = 'The cat sat on the mat.';
 
-let browser, repoServer, pageServer, pageDir, engine, model;
+let browser, repoServer, pageServer, engine, model;
 
 beforeAll(async () => {
-  pageDir = await mkdtemp(join(tmpdir(), 'multihead-page-'));
-  // A child process: rolldown's native binding does not work inside Jest's sandbox (see vite-build.js).
-  await promisify(execFile)(process.execPath,
-    [fileURLToPath(new URL('./vite-build.js', import.meta.url)), join(REPO, 'web/demo/vite.config.js'), pageDir]);
   engine = await loadEngine();
   [browser, repoServer, pageServer, model] = await Promise.all([
-    launchBrowser(), startServer({ root: REPO }), startServer({ root: pageDir }), engine.loadModel(),
+    launchBrowser(), startServer({ root: REPO }), startServer({ root: PAGE_DIR }), engine.loadModel(),
   ]);
 });
 
 afterAll(async () => {
   engine?.dispose();
   await Promise.all([browser?.close(), repoServer?.close(), pageServer?.close()]);
-  await rm(pageDir, { recursive: true, force: true });
 });
 
 /**

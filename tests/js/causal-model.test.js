@@ -30,13 +30,18 @@ function repeatedRuns(count, length, seed) {
   });
 }
 
+// Math.exp looked up on Math each call is about 25 times slower in Jest's module sandbox than in
+// Node (1.4 ms against 60 µs for a 6,000-word row); read once, it is not. This loss is most of the
+// suite's time: 40,000 rows per build.
+const { exp, log } = Math;
+
 /** Cross-entropy of `next` under the logits. */
 function loss(logits, next) {
   let max = -Infinity;
-  for (const v of logits) max = Math.max(max, v);
+  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
   let sum = 0;
-  for (const v of logits) sum += Math.exp(v - max);
-  return Math.log(sum) + max - logits[next];
+  for (let i = 0; i < logits.length; i++) sum += exp(logits[i] - max);
+  return log(sum) + max - logits[next];
 }
 
 describe.each(BUILDS)('the %s build', (build, options) => {
