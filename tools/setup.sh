@@ -2,7 +2,7 @@
 # Installs what a fresh Debian 12 machine with Node 20 lacks, for one purpose:
 #   bash tools/setup.sh page   building the WASM modules and the page (npm start, npm run build)
 #   bash tools/setup.sh bench  that, plus PyTorch and NumPy, which write the whole-model bench's checkpoints
-#                              and export them to ONNX (npm run bench)
+#                              and export them to ONNX, and the peers of tools/bench/package.json (npm run bench)
 #   bash tools/setup.sh test   that, plus the native test tools (GoogleTest; clang 14 with the ASan, UBSan
 #                              and libFuzzer runtimes, and llvm-14's symbolizer) and Chromium for the e2e tests (npm test)
 # With --list after the purpose it prints the Debian packages and installs nothing.
@@ -38,8 +38,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
 fi
 
-# npm ci when node_modules is missing or older than the lockfile.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund
-fi
+# npm ci when node_modules is missing or older than the lockfile; for the bench also in
+# tools/bench, whose peers (onnxruntime-web, tfjs, about 210 MB) nothing else needs.
+install_npm() {
+  local dir=$1
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    echo "setup: installing the npm dependencies of $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund)
+  fi
+}
+install_npm .
+if [ "$purpose" = bench ]; then install_npm tools/bench; fi
