@@ -8,7 +8,8 @@
 // WASM memory as it grows and is freed. The rest do not depend on the core count (threads.test.js
 // shows every result is the same bits at any thread count).
 const ONE_CORE_SUITES = [
-  'threads', 'attention', 'fixtures', 'model-fixtures', 'checkpoints', 'errors', 'memory', 'hostile/leaks', 'hostile/stale-views',
+  'engine/threads', 'engine/attention', 'engine/fixtures', 'engine/errors', 'engine/memory', 'model/model-fixtures', 'model/checkpoints',
+  'hostile/leaks', 'hostile/stale-views',
 ];
 
 export default {

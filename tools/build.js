@@ -51,7 +51,7 @@ async function buildSingle() {
     loader: { '.wasm': 'binary', '.safetensors': 'binary' },
     logLevel: 'warning',
     // The glue's and the loader's import.meta.url are empty in a classic script: inline() supplies
-    // the files they would locate (see web/src/inlined.js).
+    // the files they would locate (see web/src/engine/inlined.js).
     logOverride: { 'empty-import-meta': 'silent' },
   });
   console.log('build: the single-file build is dist/multihead.js');

@@ -99,21 +99,39 @@ val trace_object(const AttentionTrace& t, Convert convert) {
   return out;
 }
 
-val forward(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
-  return result_or_error([&] { return trace_object(attention.forward(floats(x), n_tokens, key_mask(mask)), copy); });
+// `keys`: undefined for self-attention, or { x: Float32Array (nKeys × d), nKeys, queryPosition }
+// for queries from `x` and keys and values from keys.x.
+void forward_into(const MultiHeadAttention& attention, val x, int n_tokens, val mask, val keys, AttentionTrace& trace) {
+  if (keys.isUndefined()) {
+    attention.forward_into(floats(x), n_tokens, key_mask(mask), trace);
+  } else {
+    attention.forward_into(floats(x), n_tokens, floats(keys["x"]), keys["nKeys"].as<int>(), keys["queryPosition"].as<int>(),
+                           key_mask(mask), trace);
+  }
+}
+
+val forward(const MultiHeadAttention& attention, val x, int n_tokens, val mask, val keys) {
+  return result_or_error([&] {
+    AttentionTrace trace;
+    forward_into(attention, x, n_tokens, mask, keys, trace);
+    return trace_object(trace, copy);
+  });
 }
 
 // Runs the layer into `trace`, a buffer the JS layer keeps across calls, and returns views of it.
-val forward_view(const MultiHeadAttention& attention, val x, int n_tokens, val mask, AttentionTrace& trace) {
+val forward_view(const MultiHeadAttention& attention, val x, int n_tokens, val mask, val keys, AttentionTrace& trace) {
   return result_or_error([&] {
-    attention.forward_into(floats(x), n_tokens, key_mask(mask), trace);
+    forward_into(attention, x, n_tokens, mask, keys, trace);
     return trace_object(trace, view);
   });
 }
 
-val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val mask) {
+val forward_output(const MultiHeadAttention& attention, val x, int n_tokens, val mask, val keys) {
   return result_or_error([&] {
-    const Matrix output = attention.forward_output(floats(x), n_tokens, key_mask(mask));
+    const Matrix output = keys.isUndefined()
+        ? attention.forward_output(floats(x), n_tokens, key_mask(mask))
+        : attention.forward_output(floats(x), n_tokens, floats(keys["x"]), keys["nKeys"].as<int>(),
+                                   keys["queryPosition"].as<int>(), key_mask(mask));
     return copy(output.data(), output.size());
   });
 }

@@ -260,6 +260,12 @@ AttentionInput MultiHeadAttention::self(const float* x, int n_tokens, const std:
           .key_mask = key_mask.empty() ? nullptr : key_mask.data(), .ablation = ablation};
 }
 
+AttentionInput MultiHeadAttention::general(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv,
+                                         int n_keys, int query_position, const std::vector<uint8_t>& key_mask) {
+  return {.x_q = x_q.data(), .n_queries = n_queries, .x_kv = x_kv.data(), .n_keys = n_keys, .query_position = query_position,
+          .key_mask = key_mask.empty() ? nullptr : key_mask.data()};
+}
+
 AttentionTrace MultiHeadAttention::forward(const std::vector<float>& x, int n_tokens,
                                            const std::vector<uint8_t>& key_mask) const {
   AttentionTrace trace;
@@ -294,6 +300,18 @@ Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tok
                                           const std::vector<uint8_t>& key_mask) const {
   AttentionTrace trace;
   checked_run(self(x.data(), n_tokens, key_mask, nullptr), x.size(), x.size(), key_mask.size(), false, trace);
+  return std::move(trace.output);
+}
+
+void MultiHeadAttention::forward_into(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv, int n_keys,
+                                      int query_position, const std::vector<uint8_t>& key_mask, AttentionTrace& trace) const {
+  checked_run(general(x_q, n_queries, x_kv, n_keys, query_position, key_mask), x_q.size(), x_kv.size(), key_mask.size(), true, trace);
+}
+
+Matrix MultiHeadAttention::forward_output(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv, int n_keys,
+                                          int query_position, const std::vector<uint8_t>& key_mask) const {
+  AttentionTrace trace;
+  checked_run(general(x_q, n_queries, x_kv, n_keys, query_position, key_mask), x_q.size(), x_kv.size(), key_mask.size(), false, trace);
   return std::move(trace.output);
 }
 

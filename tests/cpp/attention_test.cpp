@@ -365,6 +365,27 @@ TEST(MultiHeadAttentionErrors, BadInputsNameTheParameterAndValue) {
                                       {"key_mask has 3 values", "n_tokens = 2"});
 }
 
+TEST(MultiHeadAttentionErrors, TheCheckedGeneralPassNamesQueriesKeysAndPosition) {
+  Layer layer(12, 3, true);
+  const auto& a = layer.attention;
+  const auto x_q = random_values(24, 1), x_kv = random_values(36, 2);
+  AttentionTrace t;
+  expect_error<std::invalid_argument>([&] { a.forward_into(x_q, 2, x_kv, 4, 0, {}, t); }, {"x_kv has 36 values", "n_keys × d_model = 4 × 12"});
+  expect_error<std::invalid_argument>([&] { a.forward_into(x_q, 3, x_kv, 3, 0, {}, t); }, {"x_q has 24 values", "n_queries × d_model = 3 × 12"});
+  expect_error<std::invalid_argument>([&] { a.forward_into(x_q, 2, x_kv, 0, 0, {}, t); }, {"n_keys", "got 0"});
+  expect_error<std::invalid_argument>([&] { a.forward_into(x_q, 2, x_kv, 3, -1, {}, t); }, {"query_position", "got -1"});
+  expect_error<std::invalid_argument>([&] { a.forward_into(x_q, 2, x_kv, 3, 1, {1, 1}, t); }, {"key_mask has 2 values", "n_keys"});
+  auto bad = x_kv;
+  bad[30] = std::numeric_limits<float>::quiet_NaN();
+  expect_error<std::invalid_argument>([&] { a.forward_output(x_q, 2, bad, 3, 1); }, {"x_kv[30]"});
+  // And after the errors, a good pass matches the unchecked entry it wraps.
+  a.forward_into(x_q, 2, x_kv, 3, 1, {}, t);
+  AttentionTrace direct;
+  a.forward_into({.x_q = x_q.data(), .n_queries = 2, .x_kv = x_kv.data(), .n_keys = 3, .query_position = 1}, direct);
+  EXPECT_EQ(max_abs_diff(t.output, direct.output), 0.0);
+  EXPECT_EQ(max_abs_diff(a.forward_output(x_q, 2, x_kv, 3, 1), direct.output), 0.0);
+}
+
 TEST(MultiHeadAttentionErrors, TheTokenLimitIsCheckedBeforeAnythingIsAllocated) {
   Layer layer(12, 3, false);
   // x is empty: reaching the size check (or allocating for INT_MAX tokens) would give another error.

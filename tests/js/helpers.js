@@ -71,33 +71,36 @@ function linear(input, n, inDim, W, b, outDim = inDim) {
 }
 
 /**
- * Multi-head attention in float64, straight from the definition: { weights: h × Float64Array(n·n),
- * output: Float64Array(n·d) }. `shape` gives grouped key/value heads and the head width: query
- * head i reads key/value head i / (h / kv); W_q (d, h·dh), W_k and W_v (d, kv·dh), W_o (h·dh, d).
+ * Multi-head attention in float64, straight from the definition: { weights: h × Float64Array(n·nKeys),
+ * output: Float64Array(n·d) }. The last argument gives grouped key/value heads and the head width:
+ * query head i reads key/value head i / (h / kv); W_q (d, h·dh), W_k and W_v (d, kv·dh), W_o (h·dh, d);
+ * and the keys' own rows xKv (nKeys, d), with the n queries at positions queryPosition…: a causal
+ * query i sees keys j ≤ queryPosition + i.
  */
-export function referenceAttention(x, n, d, h, causal, w, keyMask, { kv = h, dh = d / h } = {}) {
-  const q = linear(x, n, d, w.wq, w.bq, h * dh), k = linear(x, n, d, w.wk, w.bk, kv * dh), v = linear(x, n, d, w.wv, w.bv, kv * dh);
+export function referenceAttention(x, n, d, h, causal, w, keyMask, { kv = h, dh = d / h, xKv = x, nKeys = n, queryPosition = 0 } = {}) {
+  const q = linear(x, n, d, w.wq, w.bq, h * dh), k = linear(xKv, nKeys, d, w.wk, w.bk, kv * dh), v = linear(xKv, nKeys, d, w.wv, w.bv, kv * dh);
   const concat = new Float64Array(n * h * dh);
   const weights = [];
   for (let head = 0; head < h; head++) {
     const g = Math.floor(head / (h / kv)); // the key/value head this query head reads
-    const a = new Float64Array(n * n);
+    const a = new Float64Array(n * nKeys);
     for (let i = 0; i < n; i++) {
-      const visible = (j) => !(causal && j > i) && (!keyMask || keyMask[j]);
+      const visible = (j) => !(causal && j > queryPosition + i) && (!keyMask || keyMask[j]);
+      const row = a.subarray(i * nKeys, (i + 1) * nKeys);
       let max = -Infinity;
-      for (let j = 0; j < n; j++) {
+      for (let j = 0; j < nKeys; j++) {
         if (!visible(j)) continue;
         let dot = 0;
         for (let p = 0; p < dh; p++) dot += q[i * h * dh + head * dh + p] * k[j * kv * dh + g * dh + p];
-        a[i * n + j] = dot / Math.sqrt(dh);
-        max = Math.max(max, a[i * n + j]);
+        row[j] = dot / Math.sqrt(dh);
+        max = Math.max(max, row[j]);
       }
       let sum = 0;
-      for (let j = 0; j < n; j++) sum += (a[i * n + j] = visible(j) ? Math.exp(a[i * n + j] - max) : 0);
-      for (let j = 0; j < n; j++) a[i * n + j] = sum > 0 ? a[i * n + j] / sum : 0;
+      for (let j = 0; j < nKeys; j++) sum += (row[j] = visible(j) ? Math.exp(row[j] - max) : 0);
+      for (let j = 0; j < nKeys; j++) row[j] = sum > 0 ? row[j] / sum : 0;
       for (let p = 0; p < dh; p++) {
         let acc = 0;
-        for (let j = 0; j < n; j++) acc += a[i * n + j] * v[j * kv * dh + g * dh + p];
+        for (let j = 0; j < nKeys; j++) acc += row[j] * v[j * kv * dh + g * dh + p];
         concat[i * h * dh + head * dh + p] = acc;
       }
     }

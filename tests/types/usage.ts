@@ -33,7 +33,8 @@ const model = await engine.loadModel();
 const result = model.run('The cat sat on the mat.');
 const tokens: string[] = result.tokens;
 const weights: Float32Array = result.attention(result.layers - 1, model.numHeads - 1);
-console.log(tokens, weights, result.truncated, result.unknown, result.trace(0).output(), result.hidden);
+const headShape: [number, number] = [result.attention(result.numLayers - 1, result.numHeads - 1).nQueries, weights.length];
+console.log(tokens, weights, headShape, result.truncated, result.unknown, result.trace(0).output(), result.hidden);
 model.dispose();
 
 // A Hub checkpoint, with progress and a way to cancel; its head's predictions.

@@ -1,6 +1,6 @@
 // The page's example sentences, by kind of model. A causal model's show induction: a phrase seen
 // once starts again, so an induction head attends from its second "met" to the word that followed
-// the first one, and the model predicts that word (tests/js/causal-model.test.js checks it for the
+// the first one, and the model predicts that word (tests/js/model/causal-model.test.js checks it for the
 // built-in causal model, on every one).
 export const EXAMPLES = {
   masked: [

@@ -4,8 +4,8 @@
 // with a Delete button each. It loads nothing itself: it hands a choice to onLoad and shows what
 // main.js tells it. Every text it shows goes in as textContent: ids, file names and messages may
 // come from a URL or from a server.
-import { DEFAULT_HUB_URL, hubBase, parseHubId } from '../src/hub.js';
-import { deleteCachedModel, listCachedModels } from '../src/model-cache.js';
+import { DEFAULT_HUB_URL, hubBase, parseHubId } from '../src/loading/hub.js';
+import { deleteCachedModel, listCachedModels } from '../src/loading/cache.js';
 import { filesOfDirectoryHandle, filesOfDrop, modelFilesFrom } from './model-files.js';
 
 /** The Hub models the page offers by name, with the size of their model.safetensors. */

@@ -5,7 +5,8 @@
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../src/views/export.js';
 import { modelPng, modelSvg } from '../src/views/model-figure.js';
 import { viewData } from '../src/views/view-data.js';
-import { MAX_SENTENCE, linkedSentence } from './url-state.js';
+import { MAX_SENTENCE } from '../src/element/attributes.js';
+import { linkedSentence } from './url-state.js';
 
 // Lone surrogates (half of a UTF-16 pair): with the u flag, a whole pair is one code point and does not match.
 const LONE_SURROGATE = /[\ud800-\udfff]/gu;

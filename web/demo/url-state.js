@@ -10,18 +10,19 @@
 // a link typed by hand should still open the page. A link holds at most the first 2000
 // characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
 // is six million characters once percent-encoded.
-import { parseHubId } from '../src/hub.js';
-import { BUILTIN_MODELS } from '../src/model-files.js';
+import { MAX_SENTENCE } from '../src/element/attributes.js';
+import { parseHubId } from '../src/loading/hub.js';
+import { sourceName } from '../src/loading/source-name.js';
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
 const ABLATIONS = ['zero', 'mean'];
 const MAX_ABLATED = 1024; // heads a link may switch off: more than any model this page loads has
-// Characters of sentence a link holds: the element's own cap too (MAX_SENTENCE in web/src/element.js),
-// so the element snippet of any link holds a sentence the element takes. Keep the two equal.
-export const MAX_SENTENCE = 2000;
 
-/** The part of `sentence` a link holds: at most MAX_SENTENCE characters, never half an emoji. */
+/**
+ * The part of `sentence` a link holds: at most the element's MAX_SENTENCE characters, so the
+ * element snippet of any link holds a sentence the element takes; never half an emoji.
+ */
 export function linkedSentence(sentence) {
   if (sentence.length <= MAX_SENTENCE) return sentence;
   const last = sentence.charCodeAt(MAX_SENTENCE - 1);
@@ -81,7 +82,9 @@ function toySettings(params) {
 // "gpt2" → { kind: 'hub', id: 'gpt2' }, "default" or "causal" → a built-in model; anything else → null.
 function modelChoice(text) {
   if (text === null) return null;
-  if (BUILTIN_MODELS.includes(text)) return { kind: 'builtin', id: text };
+  const named = sourceName(text, { builtins: true });
+  if (named.kind === 'builtin') return { kind: 'builtin', id: named.name };
+  if (named.kind !== 'hub') return null;
   try {
     parseHubId(text);
   } catch {

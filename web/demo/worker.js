@@ -23,8 +23,8 @@
 //   message, aborted }. { type: 'cancel-measure', measureId } stops it. Runs asked meanwhile are
 //   answered between its steps.
 import { loadEngine } from '../src/index.js';
-import { headRoles } from '../src/head-roles.js';
-import { measureHeadRoles } from '../src/measure-roles.js';
+import { headRoles } from '../src/analysis/head-roles.js';
+import { measureHeadRoles } from '../src/analysis/measure-roles.js';
 import { attentionLayers, layerMatrices, tracedLayer } from '../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands

@@ -22,7 +22,7 @@ const view = (name) => Object.getOwnPropertyDescriptor(DataView.prototype, name)
 const [viewBuffer, viewByteOffset, viewByteLength] = [view('buffer'), view('byteOffset'), view('byteLength')];
 
 /** The class name of `value` if it is a real typed array ('Float32Array', …), else undefined. */
-export function typedArrayType(value) {
+function typedArrayType(value) {
   return typedArrayName.call(value);
 }
 
@@ -135,14 +135,18 @@ function isArrayBuffer(value) {
   }
 }
 
-/** A per-key visibility mask: a Uint8Array or array of 0/1 or booleans, one per token. */
-export function checkKeyMask(value, nTokens) {
+/**
+ * A per-key visibility mask: a Uint8Array or array of 0/1 or booleans, one per key. The keys are
+ * `count`, named `countName` in messages: nTokens in self-attention, nKeys otherwise.
+ */
+export function checkKeyMask(value, count, countName = 'nTokens') {
   const ok = typedArrayType(value) === 'Uint8Array' || Array.isArray(value);
   if (!ok) throw new TypeError(`keyMask must be a Uint8Array (or an array of 0/1), got ${describe(value)}`);
   const given = lengthOf(value);
-  if (given !== nTokens) throw new RangeError(`keyMask must have one entry per token (nTokens = ${nTokens}), got ${given}`);
-  const mask = new Uint8Array(nTokens);
-  for (let i = 0; i < nTokens; i++) {
+  const each = countName === 'nTokens' ? 'token' : 'key';
+  if (given !== count) throw new RangeError(`keyMask must have one entry per ${each} (${countName} = ${count}), got ${given}`);
+  const mask = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
     const v = value[i];
     if (v !== 0 && v !== 1 && v !== true && v !== false) {
       throw new RangeError(`keyMask[${i}] is ${describe(v)}; use 1 (visible) or 0 (hidden)`);

@@ -1,10 +1,10 @@
 // multihead: multi-head attention computed in WebAssembly. See README.md for the API.
-export { loadEngine, Engine } from './engine.js';
-export { Attention } from './attention.js';
-export { AttentionTrace } from './trace.js';
-export { Model, ModelResult } from './model.js';
-export { listCachedModels, deleteCachedModel } from './model-cache.js';
-export { averageHeads, rollout } from './rollout.js';
-export { ROLES, headRoles, topRole } from './head-roles.js';
-export { measureHeadRoles } from './measure-roles.js';
-export { simdSupported } from './simd.js';
+export { loadEngine, Engine } from './engine/engine.js';
+export { Attention } from './engine/attention.js';
+export { AttentionTrace } from './engine/trace.js';
+export { Model, ModelResult } from './model/model.js';
+export { listCachedModels, deleteCachedModel } from './loading/cache.js';
+export { averageHeads, rollout } from './analysis/rollout.js';
+export { ROLES, headRoles, topRole } from './analysis/head-roles.js';
+export { measureHeadRoles } from './analysis/measure-roles.js';
+export { simdSupported } from './engine/simd.js';

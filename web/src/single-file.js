@@ -10,7 +10,7 @@ import defaultWeights from '../models/default/model.safetensors';
 import causalConfig from '../models/causal/config.json';
 import causalTokenizer from '../models/causal/tokenizer.json';
 import causalWeights from '../models/causal/model.safetensors';
-import { inline } from './inlined.js';
+import { inline } from './engine/inlined.js';
 
 inline({
   wasm: { simd, scalar },
@@ -21,4 +21,4 @@ inline({
 });
 
 export * from './index.js';
-export { MultiheadView } from './element.js';
+export { MultiheadView } from './element/element.js';

@@ -188,9 +188,17 @@ class MultiHeadAttention {
   // The general pass: queries and keys from their own rows, at their positions (AttentionInput).
   // Its pointers are trusted to hold n_q and n_k rows (and key_mask n_k values): callers own them.
   void forward_into(const AttentionInput& input, AttentionTrace& trace) const;
+  // The general pass from untrusted vectors, checked as self-attention is: queries from x_q
+  // (n_queries, d) at positions query_position, query_position + 1, …; keys and values from x_kv
+  // (n_keys, d) at positions 0, 1, …; key_mask (n_keys) or empty.
+  void forward_into(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv, int n_keys,
+                    int query_position, const std::vector<uint8_t>& key_mask, AttentionTrace& trace) const;
   // The same computation keeping no intermediates: returns the output (n, d) only.
   Matrix forward_output(const std::vector<float>& x, int n_tokens,
                         const std::vector<uint8_t>& key_mask = {}) const;
+  // The general pass keeping no intermediates: returns the output (n_queries, d) only.
+  Matrix forward_output(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv, int n_keys,
+                        int query_position, const std::vector<uint8_t>& key_mask = {}) const;
 
   // Sets the step after the projection (RotateFn); an empty function removes it.
   void set_rotation(RotateFn rotate) { rotate_ = std::move(rotate); }
@@ -208,6 +216,8 @@ class MultiHeadAttention {
   void check_input(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace) const;
   void run(const AttentionInput& in, AttentionTrace& t, bool keep_trace) const;
   AttentionInput self(const float* x, int n_tokens, const std::vector<uint8_t>& key_mask, const Ablation* ablation) const;
+  static AttentionInput general(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv, int n_keys,
+                              int query_position, const std::vector<uint8_t>& key_mask);
 
   AttentionConfig config_;
   PackedMatrix wq_;        // (d, h·dh), (in, out), packed for kernels::gemm

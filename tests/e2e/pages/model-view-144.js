@@ -7,7 +7,7 @@
 // and at once at 64 tokens: what is left of the first drawing, in slices, must be abandoned (the
 // second, quicker to draw, would otherwise be overtaken by it).
 import { loadEngine } from '/web/src/index.js';
-import { headRoles } from '/web/src/head-roles.js';
+import { headRoles } from '/web/src/analysis/head-roles.js';
 import { createGridView } from '/web/src/views/grid-view.js';
 import { VIEWS_CSS } from '/web/src/views/styles.js';
 

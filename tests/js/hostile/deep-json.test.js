@@ -3,7 +3,7 @@
 // recurses into it (the C++ side, for config.json text and the safetensors header, is tested in
 // config-files.test.js).
 import { loadEngine } from '../../../web/src/index.js';
-import { MAX_JSON_DEPTH, readModelFiles } from '../../../web/src/model-files.js';
+import { MAX_JSON_DEPTH, readModelFiles } from '../../../web/src/loading/sources.js';
 import { BUILDS } from '../helpers.js';
 import { tinyModelFiles } from '../tiny-model.js';
 import { rejections, used } from './hostile.js';

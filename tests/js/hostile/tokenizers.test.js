@@ -13,7 +13,7 @@
 import { loadEngine } from '../../../web/src/index.js';
 import { BUILDS, randomValues } from '../helpers.js';
 import { TINY, safetensorsBytes, tinyConfig, tinyTensors } from '../tiny-model.js';
-import { bertUncasedTokenizer, defaultModelFiles, gpt2Tokenizer, llamaTokenizer, robertaTokenizer, t5Tokenizer, vocabSizeOf } from '../tokenizer-builders.js';
+import { bertUncasedTokenizer, defaultModelFiles, gpt2Tokenizer, llamaTokenizer, robertaTokenizer, t5Tokenizer, vocabSizeOf } from '../tokenizer/builders.js';
 
 const FILES = defaultModelFiles();
 const TOKENIZER = JSON.stringify(FILES.tokenizer);
@@ -105,7 +105,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
         'tokenizer.json model.vocab must be a non-empty array of [token, score] pairs for a Unigram model, got an object (Object)'],
       ['model.vocab null', (t) => { t.model.vocab = null; }, 'tokenizer.json model.vocab must be an object mapping each token to its id, got null'],
       ['added_tokens an object', (t) => { t.added_tokens = { 0: t.added_tokens[0] }; }, 'tokenizer.json added_tokens must be an array of tokens, got an object (Object)'],
-      // A missing added_tokens means none, as the Rust library reads it (tests/js/hub-tokenizers.test.js).
+      // A missing added_tokens means none, as the Rust library reads it (tests/js/tokenizer/hub-tokenizers.test.js).
       ['added_tokens null', (t) => { t.added_tokens = null; }, 'tokenizer.json added_tokens must be an array of tokens, got null'],
       ['no model', (t) => { delete t.model; }, 'tokenizer.json model must be an object, got nothing'],
       ['model.type "Magic"', (t) => { t.model.type = 'Magic'; }, 'tokenizer.json model.type must be one of "BPE", "Unigram", "WordLevel", "WordPiece", got the string "Magic"'],

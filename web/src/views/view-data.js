@@ -4,7 +4,7 @@
 // same numbers wherever it is embedded. It touches no page. Only the four-steps view needs a
 // layer's full trace, which the engine computes when asked: callers ask for the layer on screen,
 // never for all of them (twelve full traces of BERT-base at 512 tokens are hundreds of MB).
-import { averageHeads, rollout } from '../rollout.js';
+import { averageHeads, rollout } from '../analysis/rollout.js';
 
 /** Every matrix of one layer's attention, copied out of `trace` (an AttentionTrace). */
 export function layerMatrices(trace, input) {
@@ -12,23 +12,25 @@ export function layerMatrices(trace, input) {
   return {
     dModel: trace.dModel,
     numHeads: trace.numHeads,
-    dHead: trace.dHead,
-    input, // (n, dModel)
-    queries: heads.map((h) => trace.queries(h)), // (n, dHead) each
-    keys: heads.map((h) => trace.keys(h)),
+    numKeyValueHeads: trace.numKeyValueHeads,
+    dHead: trace.headDim,
+    kvHeads: heads.map((h) => trace.kvHead(h)), // the key/value head each query head reads
+    input, // (nQueries, dModel)
+    queries: heads.map((h) => trace.queries(h)), // (nQueries, dHead) each
+    keys: heads.map((h) => trace.keys(h)), // (nKeys, dHead) each, K of the head's key/value head
     values: heads.map((h) => trace.values(h)),
-    weights: heads.map((h) => trace.weights(h)), // (n, n) each
-    headOutputs: heads.map((h) => trace.headOutput(h)), // (n, dHead) each
-    concat: trace.concat(), // (n, dModel)
-    output: trace.output(), // (n, dModel)
+    weights: heads.map((h) => trace.weights(h)), // (nQueries, nKeys) each
+    headOutputs: heads.map((h) => trace.headOutput(h)), // (nQueries, dHead) each
+    concat: trace.concat(), // (nQueries, numHeads·dHead)
+    output: trace.output(), // (nQueries, dModel)
   };
 }
 
 /** Every layer's attention weights of a model.run() result: [{ numHeads, weights: (n, n) per head }]. */
 export function attentionLayers(result) {
-  return Array.from({ length: result.layers }, (_, l) => ({
-    numHeads: result.heads,
-    weights: Array.from({ length: result.heads }, (_, h) => result.attention(l, h)),
+  return Array.from({ length: result.numLayers }, (_, l) => ({
+    numHeads: result.numHeads,
+    weights: Array.from({ length: result.numHeads }, (_, h) => result.attention(l, h)),
   }));
 }
 
@@ -42,7 +44,7 @@ export function tracedLayer(result, layer) {
  * `layers` layers.
  */
 function runOfLayers({ tokens, causal }, layers) {
-  return { tokens, causal, layers: layers.length, heads: layers[0].weights.length, attention: (l, h) => layers[l].weights[h] };
+  return { tokens, causal, numLayers: layers.length, numHeads: layers[0].weights.length, attention: (l, h) => layers[l].weights[h] };
 }
 
 /**

@@ -1,0 +1,118 @@
+// Every architecture, loaded as a user loads a local checkpoint (engine.loadModel(folderPath), the
+// weights streamed from the file), against the float64 PyTorch references that
+// tools/make_checkpoints.py wrote from the Hugging Face definitions (tests/fixtures/checkpoints):
+// the tokenizer's ids exactly; every layer's attention, each layer's input (recomputed lazily by
+// trace()) and the final hidden states to 1e-4; the LM head's logits to 1e-3 of their largest
+// magnitude; on both builds, with the tokenizer in each of its two layouts (the current one, and
+// the older one with no model "type" that the Hub's bert-base-uncased and gpt2 files have). The
+// ablated cases run with the heads PyTorch switched off.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../../../web/src/index.js';
+import { BUILDS, checkpointSource, maxAbsDiff, readModelCase, TOKENIZER_LAYOUTS } from '../helpers.js';
+
+const DIR = fileURLToPath(new URL('../../fixtures/checkpoints/', import.meta.url));
+const folders = (dir) => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const CHECKPOINTS = folders(DIR);
+const CASES = CHECKPOINTS.flatMap((checkpoint) => folders(`${DIR}${checkpoint}/cases`).map((name) => [checkpoint, name]));
+const LAYOUTS = TOKENIZER_LAYOUTS.map(([layout]) => layout);
+/** Every case with each tokenizer layout: [checkpoint, case, layout]. */
+const LAID_OUT = CASES.flatMap((c) => LAYOUTS.map((layout) => [...c, layout]));
+const ARCHITECTURES = {
+  'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
+  roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
+};
+
+/** run()'s options for a case's ablation.u8 (0 on, 1 zero, 2 mean), or none. */
+function runOptions(codes, heads) {
+  if (!codes) return undefined;
+  const ablate = [...codes.keys()].filter((i) => codes[i]).map((i) => ({ layer: Math.floor(i / heads), head: i % heads }));
+  return { ablate, ablation: codes.includes(2) ? 'mean' : 'zero' };
+}
+
+test('every architecture has a checkpoint with reference cases', () => {
+  expect(CHECKPOINTS).toEqual(Object.keys(ARCHITECTURES).sort());
+  expect(CASES.length).toBeGreaterThanOrEqual(2 * CHECKPOINTS.length);
+});
+
+describe.each(BUILDS)('the %s build', (build, options) => {
+  let engine;
+  const models = {};
+  beforeAll(async () => {
+    engine = await loadEngine(options);
+    for (const checkpoint of CHECKPOINTS) {
+      models[checkpoint] = { current: await engine.loadModel(`${DIR}${checkpoint}`), older: await engine.loadModel(checkpointSource(`${DIR}${checkpoint}/`, 'older')) };
+    }
+  });
+  afterAll(() => engine.dispose());
+
+  test.each(Object.entries(ARCHITECTURES).flatMap((a) => LAYOUTS.map((layout) => [...a, layout])))('%s loads as %s, with its sizes from config.json (tokenizer layout: %s)', (checkpoint, architecture, layout) => {
+    const model = models[checkpoint][layout];
+    expect(model.architecture).toBe(architecture);
+    expect(model.causal).toBe(architecture === 'gpt2');
+    expect(model.hasLmHead).toBe(checkpoint !== 'bert-plain');
+    expect(model.numLayers).toBe(checkpoint === 'bert-12x12' ? 12 : 2);
+    expect(model.maxTokens).toBe(64); // roberta's 66 positions start at 2
+  });
+
+  test.each(LAID_OUT)('%s matches PyTorch on its %s case (tokenizer layout: %s)', (checkpoint, name, layout) => {
+    const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
+    const { n, layers, heads, d } = f;
+    const r = models[checkpoint][layout].run(f.text, runOptions(f.ablation, heads));
+    expect(Array.from(r.ids)).toEqual(Array.from(f.ids));
+    let attention = 0, inputs = 0;
+    for (let l = 0; l < layers; l++) {
+      for (let h = 0; h < heads; h++) {
+        const start = (l * heads + h) * n * n;
+        attention = Math.max(attention, maxAbsDiff(r.attention(l, h), f.attention.subarray(start, start + n * n)));
+        // The lazily recomputed trace must give the very weights the run returned.
+        expect(maxAbsDiff(r.trace(l).weights(h), r.attention(l, h))).toBe(0);
+      }
+      inputs = Math.max(inputs, maxAbsDiff(r.layerInput(l), f.inputs.subarray(l * n * d, (l + 1) * n * d)));
+    }
+    const hidden = maxAbsDiff(r.hidden, f.hidden);
+    let logits = 0, largest = 0;
+    if (f.logits) {
+      for (let p = 0; p < n; p++) {
+        const expected = f.logits.subarray(p * f.vocab, (p + 1) * f.vocab);
+        logits = Math.max(logits, maxAbsDiff(r.logits(p), expected));
+        for (const v of expected) largest = Math.max(largest, Math.abs(v));
+      }
+    }
+    process.stdout.write(`[checkpoint] ${build} ${checkpoint}/${name} (${layout}): max |diff| attention ${attention.toExponential(2)}, ` +
+      `inputs ${inputs.toExponential(2)}, hidden ${hidden.toExponential(2)}` +
+      (f.logits ? `, logits ${logits.toExponential(2)} of ${largest.toFixed(1)}` : '') + '\n');
+    expect(attention).toBeLessThan(1e-4);
+    expect(inputs).toBeLessThan(1e-4);
+    expect(hidden).toBeLessThan(1e-4);
+    if (f.logits) expect(logits).toBeLessThan(1e-3 * largest);
+    else expect(() => r.logits(0)).toThrow('This model has no language-model head');
+  });
+
+  test.each(LAID_OUT.filter(([, name]) => name === 'masked'))('%s predicts at its mask what the PyTorch logits rank first (tokenizer layout: %s)', (checkpoint, name, layout) => {
+    const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
+    const r = models[checkpoint][layout].run(f.text);
+    const mask = r.tokens.findIndex((t) => t === '[MASK]' || t.trim() === '<mask>');
+    expect(mask).toBeGreaterThan(0);
+    const expected = f.logits.subarray(mask * f.vocab, (mask + 1) * f.vocab);
+    const ranked = Array.from(expected.keys()).sort((a, b) => expected[b] - expected[a]).slice(0, 5);
+    const predictions = r.predictions(mask, 5);
+    expect(predictions.map((p) => p.id)).toEqual(ranked);
+    // Probabilities: the softmax of the reference logits, most likely first.
+    const max = expected[ranked[0]];
+    const sum = expected.reduce((s, v) => s + Math.exp(v - max), 0);
+    predictions.forEach((p, i) => {
+      expect(p.probability).toBeCloseTo(Math.exp(expected[ranked[i]] - max) / sum, 4);
+      expect(typeof p.token).toBe('string');
+    });
+  });
+
+  test.each(LAYOUTS)('a causal model predicts after the last position what the PyTorch logits rank first there (tokenizer layout: %s)', (layout) => {
+    const f = readModelCase(`${DIR}gpt2-legacy/cases/repeated`);
+    const r = models['gpt2-legacy'][layout].run(f.text);
+    const last = r.ids.length - 1;
+    const expected = f.logits.subarray(last * f.vocab, (last + 1) * f.vocab);
+    const best = expected.indexOf(Math.max(...expected));
+    expect(r.predictions(last, 1)[0].id).toBe(best);
+  });
+});

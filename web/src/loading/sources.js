@@ -1,0 +1,262 @@
+// Reads the three files of a model folder (config.json, tokenizer.json, model.safetensors) from
+// whatever the caller has: a Hub id (through hub.js and the cache), parsed objects, text, bytes,
+// Blobs and Files, or URLs (http(s): in browsers and workers, file: and paths in Node). One loader
+// for the built-in model, the Hub, a URL and a user's files. The two JSON files are read here;
+// model.safetensors becomes a byte source (byte-sources.js) that the model streams in later.
+// Files are untrusted: JSON is refused when it nests deeper than any real model file does, before
+// a parser or the tokenizer library could recurse that deep and overflow the stack.
+
+import { nodeFileSource, readBlob, streamChunks, urlSource, valueSource } from './byte-sources.js';
+import { bytesOf, checkBytes, describe } from '../check.js';
+import { BUILTINS, BUILTIN_NAMES } from './builtins.js';
+import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, parseHubId } from './hub.js';
+import { sourceName } from './source-name.js';
+import { cacheFetch, cachedResponse } from './cache.js';
+import { readSafetensorsHeader, readSafetensorsHeaderFromStream } from './safetensors-header.js';
+
+// Real config.json and tokenizer.json files nest 4 to 6 levels deep (a tokenizer's normalizer
+// Sequence of objects holding arrays); the C++ JSON readers apply the same limit.
+export const MAX_JSON_DEPTH = 64;
+
+// Node, where paths are files; checked through getBuiltinModule, which keeps bundlers from seeing
+// a node: import (and is missing before Node 20.16).
+const node = typeof globalThis.process?.getBuiltinModule === 'function' && !globalThis.document
+  ? (name) => globalThis.process.getBuiltinModule(name) : null;
+
+/**
+ * Resolves `source` to { config: string, tokenizer: object, weights: byte source } (see
+ * byte-sources.js; the weights are read later, by streaming). `options`: { hubUrl, revision,
+ * signal, progress(file, loaded, total) }.
+ */
+export async function readModelFiles(source, options = {}) {
+  if (source === undefined) source = BUILTINS.default();
+  else if (isBuiltin(source)) source = builtinModel(source.builtin);
+  if (typeof source === 'string' && sourceName(source).kind === 'hub') return readHubModel(source, options);
+  if (typeof source === 'string' || source instanceof URL) {
+    const folder = folderUrl(String(source));
+    source = { config: new URL('config.json', folder), tokenizer: new URL('tokenizer.json', folder), weights: new URL('model.safetensors', folder) };
+  }
+  if (source === null || typeof source !== 'object') {
+    throw new TypeError(`loadModel takes a Hub model id, a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
+  }
+  const { config, tokenizer, weights } = source; // each read once
+  for (const [key, value] of Object.entries({ config, tokenizer, weights })) {
+    if (value === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
+  }
+  const { signal, progress } = options;
+  // The two reads run at once, but a failure is reported in file order, so the same broken
+  // source always gives the same message (Promise.all would report whichever read failed first).
+  // A file given as an object is copied first (plainCopy); one given as text is parsed, then
+  // copied the same way, so both meet the same depth limit.
+  const results = await Promise.allSettled([
+    readText(config, 'config.json', signal).then((text) => (typeof text === 'string' ? text : JSON.stringify(plainCopy(text, 'config.json')))),
+    readText(tokenizer, 'tokenizer.json', signal).then((text) => ({
+      text, json: plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json'),
+    })),
+  ]);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [configText, { text: tokenizerText, json: tokenizerJson }] = results.map((result) => result.value);
+  reportWhole(progress, 'config.json', configText);
+  reportWhole(progress, 'tokenizer.json', tokenizerText);
+  return { config: configText, tokenizer: tokenizerJson, weights: weightsSource(weights, 'model.safetensors') };
+}
+
+/**
+ * A Hub repository's three files, from {hubUrl}/{id}/resolve/{revision}/{file}. In browsers every
+ * file goes through the Cache API (cache.js), so a second load makes no request. The
+ * weights' header is read by two range requests (or from the cache) before anything else of
+ * model.safetensors, so a model that does not fit is refused before its download starts.
+ */
+async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', signal, progress }) {
+  try {
+    parseHubId(id); // a malformed id is refused before any request
+  } catch (error) {
+    // In Node the string may have been meant as a folder: say how to write one.
+    throw node ? new TypeError(`${error.message} (a folder path must be absolute or start with ./ or ../)`) : error;
+  }
+  const where = { hubUrl, id, revision };
+  // Progress of the two JSON files is the download's; the weights' is counted as they stream
+  // into WASM (weights-stream.js), which with the cache is the download's pace too.
+  const fetchFile = (file, onProgress) => cacheFetch(hubFileUrl({ ...where, file }), (url, options) => hubFetch(url, { ...where, file, ...options }), {
+    signal,
+    model: { ...where, file },
+    onProgress,
+  });
+  const text = async (file) => {
+    const bytes = new Uint8Array(await (await fetchFile(file, ({ loaded, total }) => progress?.(file, loaded, total ?? loaded))).arrayBuffer());
+    progress?.(file, bytes.byteLength, bytes.byteLength);
+    return new TextDecoder().decode(bytes);
+  };
+  const results = await Promise.allSettled([text('config.json'), text('tokenizer.json')]);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [configText, tokenizerText] = results.map((result) => result.value);
+  const weightsUrl = hubFileUrl({ ...where, file: 'model.safetensors' });
+  const label = `${id}'s model.safetensors`;
+  const ranged = (range, signal) => hubFetch(weightsUrl, { ...where, file: 'model.safetensors', signal, headers: { Range: range } });
+  return {
+    config: configText,
+    tokenizer: plainCopy(parseJson(tokenizerText, 'tokenizer.json'), 'tokenizer.json'),
+    weights: {
+      async header() {
+        const cached = await cachedResponse(weightsUrl);
+        return cached ? readSafetensorsHeaderFromStream(cached.body, label) : readSafetensorsHeader(ranged, { label, signal });
+      },
+      async *chunks(start) {
+        yield* streamChunks((await fetchFile('model.safetensors')).body, start, signal);
+      },
+    },
+  };
+}
+
+function isBuiltin(source) {
+  return source !== null && typeof source === 'object' && !(source instanceof URL) && 'builtin' in source;
+}
+
+function builtinModel(name) {
+  if (!Object.hasOwn(BUILTINS, name)) {
+    throw new TypeError(`loadModel has no built-in model ${describe(name)}; the built-in models are ${BUILTIN_NAMES.join(', ')}`);
+  }
+  return BUILTINS[name]();
+}
+
+/**
+ * The folder a string names: an absolute URL; in a browser also a URL relative to the page; in
+ * Node also a path (absolute, or relative to the working directory when it starts with ./ or ../).
+ */
+function folderUrl(text) {
+  if (text.trim() === '') throw new TypeError('loadModel was given an empty string; give a Hub model id, a folder URL or a path');
+  if (sourceName(text).kind === 'path') {
+    const path = node('node:path');
+    return node('node:url').pathToFileURL(path.resolve(text) + path.sep);
+  }
+  try {
+    return new URL(text.endsWith('/') ? text : `${text}/`, globalThis.location?.href);
+  } catch {
+    const hint = node ? 'a Hub model id, a URL, an absolute path, or a path starting with ./ or ../' : 'a Hub model id or a URL';
+    throw new TypeError(`loadModel cannot read a model from ${JSON.stringify(text)}: it is not ${hint}`);
+  }
+}
+
+/** Reports a small file as read whole. */
+function reportWhole(progress, file, text) {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text).byteLength : 0;
+  progress?.(file, bytes, bytes);
+}
+
+/** The byte source for model.safetensors given as bytes, a Blob, a URL or (in Node) a file: URL. */
+function weightsSource(value, name) {
+  if (value instanceof URL || typeof value === 'string') {
+    const url = new URL(value, globalThis.location?.href);
+    if (url.protocol === 'file:') {
+      if (!node) throw fileUrlError(url, name);
+      return nodeFileSource(url, name, node('node:fs/promises'));
+    }
+    return urlSource((range, signal) => fetchOk(url, name, { range, signal }), name);
+  }
+  if (value === null || typeof value !== 'object') {
+    throw new TypeError(`${name} must be an ArrayBuffer, a Uint8Array, a Blob or File, or a URL, got ${describe(value)}`);
+  }
+  return valueSource(value, name);
+}
+
+/**
+ * A plain copy of a JSON file given as an object (or just parsed): every property is read once,
+ * here, so a getter or a Proxy trap cannot answer the checks one way and the reader another, and
+ * no toJSON or other function of the caller's runs later. Objects or arrays nested more than
+ * MAX_JSON_DEPTH deep are refused (an object that contains itself never ends, so it is caught
+ * too), and so are values JSON cannot hold; properties set to undefined are left out, as
+ * JSON.stringify leaves them. Iterative: nothing recurses, however deep the input.
+ */
+function plainCopy(value, name) {
+  const root = { copy: undefined };
+  // Children are pushed in reverse, so they are copied, and keys created, in their order.
+  const pending = [{ item: value, depth: 1, parent: root, key: 'copy', up: null }];
+  while (pending.length) {
+    const entry = pending.pop();
+    const { item, depth, parent, key } = entry;
+    if (item === undefined) continue;
+    let copy = item;
+    if (typeof item === 'function' || typeof item === 'symbol' || typeof item === 'bigint') {
+      throw new TypeError(`${name}${pathOf(entry)} is a ${typeof item}, which JSON cannot hold`);
+    }
+    if (item !== null && typeof item === 'object') {
+      if (depth > MAX_JSON_DEPTH) {
+        throw new RangeError(`${name} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep ` +
+          '(or contains itself); real model files nest a few levels');
+      }
+      copy = Array.isArray(item) ? [] : {};
+      const keys = Object.keys(item);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        pending.push({ item: item[keys[i]], depth: depth + 1, parent: copy, key: keys[i], up: entry });
+      }
+    }
+    // A key named __proto__ must stay data, as JSON.parse makes it, not set the prototype.
+    if (key === '__proto__') Object.defineProperty(parent, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else parent[key] = copy;
+  }
+  return root.copy;
+}
+
+/** Where a plainCopy entry sits, for messages: ' model.vocab["cat"]' style; '' for the root. */
+function pathOf(entry) {
+  const keys = [];
+  for (let e = entry; e.up; e = e.up) {
+    keys.unshift(/^[A-Za-z_$][\w$]*$/.test(e.key) ? `.${e.key}` : Array.isArray(e.parent) ? `[${e.key}]` : `[${JSON.stringify(e.key)}]`);
+  }
+  return keys.length ? ` ${keys.join('').replace(/^\./, '')}` : '';
+}
+
+function parseJson(text, name) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${name} is not valid JSON: ${error.message}`);
+  }
+}
+
+/** A plain object stays an object; a URL, bytes, a Blob or a string of JSON become text. */
+async function readText(value, name, signal) {
+  if (value instanceof URL) return new TextDecoder().decode(await fetchBytes(value, name, signal));
+  if (bytesOf(value) !== null) return new TextDecoder().decode(checkBytes(name, value));
+  if (typeof Blob === 'function' && value instanceof Blob) return new TextDecoder().decode(await readBlob(value, name));
+  if (typeof value === 'string' || (value !== null && typeof value === 'object')) return value;
+  throw new TypeError(`${name} must be an object, JSON text, bytes, a Blob or a URL, got ${typeof value}`);
+}
+
+function fileUrlError(url, name) {
+  const why = globalThis.process?.versions?.node ? 'reading file: URLs needs Node ≥ 20.16'
+    : 'a browser cannot fetch file: URLs; serve the page and the model over http(s), or pass the files (File objects or bytes) to loadModel';
+  return new Error(`cannot read ${name} from ${url}: ${why}`);
+}
+
+async function fetchBytes(url, name, signal) {
+  if (url.protocol === 'file:') {
+    // Node's fetch cannot read file: URLs, and browsers do not let a page fetch them.
+    if (!node) throw fileUrlError(url, name);
+    return new Uint8Array(await node('node:fs/promises').readFile(url, { signal }).catch((error) => {
+      if (error.name === 'AbortError') throw signal.reason;
+      throw new Error(`cannot read ${name} from ${url}: ${error.message}`);
+    }));
+  }
+  return new Uint8Array(await (await fetchOk(url, name, { signal })).arrayBuffer());
+}
+
+/**
+ * fetch() that throws a message naming the file unless the answer is 2xx; the error of an HTTP
+ * answer carries its status. `range` is a Range header value, or null.
+ */
+async function fetchOk(url, name, { range = null, signal } = {}) {
+  let response;
+  try {
+    response = await fetch(url, { signal, headers: range ? { Range: range } : {} });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new Error(`cannot fetch ${name} from ${url}: ${error.message}`);
+  }
+  if (!response.ok) {
+    throw Object.assign(new Error(`cannot fetch ${name} from ${url}: HTTP ${response.status}`), { status: response.status });
+  }
+  return response;
+}

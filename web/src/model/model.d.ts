@@ -1,0 +1,140 @@
+import { AttentionTrace, HeadWeights } from '../engine/trace.js';
+
+/** The architectures engine.loadModel() reads, by config.json's model_type. */
+export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2';
+
+/** A transformer in WASM memory. Made by engine.loadModel(); dispose() when done. */
+export class Model {
+  private constructor();
+  /** config.json's model_type. */
+  readonly architecture: Architecture;
+  /** True for GPT-2: each token sees only itself and the tokens before it. */
+  readonly causal: boolean;
+  /** Whether model.safetensors holds a language-model head, so results can predict tokens. */
+  readonly hasLmHead: boolean;
+  readonly vocabSize: number;
+  readonly dModel: number;
+  readonly numLayers: number;
+  readonly numHeads: number;
+  /**
+   * Most tokens one run() keeps, special tokens included: the model's positions (512 for BERT,
+   * 1024 for GPT-2; RoBERTa's 514 less the two its numbering skips).
+   */
+  readonly maxTokens: number;
+  readonly disposed: boolean;
+  /**
+   * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens (a masked LM
+   * keeps its closing special token); the result says so. Empty or whitespace-only text throws a
+   * RangeError.
+   */
+  run(text: string, options?: RunOptions): ModelResult;
+  /** The tokenizer alone: the ids and token labels run() would get for `text`, before truncation. */
+  tokenize(text: string): { ids: Int32Array; tokens: string[] };
+  /**
+   * One vocabulary entry: its text as the tokenizer writes it alone (" cat" for GPT-2's "Ġcat"),
+   * and whether it is one of tokenizer.json's special tokens ([CLS], <|endoftext|>, [UNK]…).
+   */
+  token(id: number): { text: string; special: boolean };
+  /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
+  dispose(): void;
+}
+
+/** A head, counted from 0: layer 0 is the first. */
+export interface HeadId {
+  layer: number;
+  head: number;
+}
+
+/** Model.run's options. */
+export interface RunOptions {
+  /**
+   * Heads to switch off (each at most once). An ablated head still computes its attention weights
+   * (result.attention shows them), but what it passes to its layer's output projection is replaced
+   * as `ablation` says, so every later layer and the predictions change.
+   */
+  ablate?: HeadId[];
+  /**
+   * 'zero' (default): the head's output is zero, as a 0 in Hugging Face's head_mask makes it.
+   * 'mean': at every position, the head's output averaged over the sentence's positions.
+   */
+  ablation?: 'zero' | 'mean';
+}
+
+/** One of result.predictions(): a token, its id, and the head's probability for it. */
+export interface Prediction {
+  /** The token as the tokenizer writes it alone: "##ing", " cat" (GPT-2's "Ġcat"), "[MASK]". */
+  token: string;
+  id: number;
+  probability: number;
+}
+
+/**
+ * What Model.run returns. Tokens, attention weights, layer inputs and hidden states are plain
+ * JavaScript data, valid after the model's dispose(). trace(), logits() and predictions()
+ * compute from the model when called, so they need it alive (they throw once it is disposed):
+ * a run keeps no vocabulary-sized scores, and no layer's full trace but the last one trace() made.
+ */
+export class ModelResult {
+  private constructor();
+  /**
+   * One label per position: the slice of the text the token came from, as typed, whatever the
+   * tokenizer's normalizer does ("CAT" for the id of "cat", "ING" for the piece "##ing", " cat"
+   * with its space for GPT-2's "Ġcat"). Tokens split from one character (a byte-level model's
+   * bytes of an emoji) each show that character; tokens the tokenizer adds ([CLS], [SEP], <s>) show
+   * as themselves. Where the labelling cannot follow a tokenizer's pipeline exactly (its replay of
+   * the pipeline gives other tokens than @huggingface/tokenizers does), every label of that run is
+   * the library's own token string instead ("cat", "##ing", "Ġcat"); the ids are the same either way.
+   */
+  readonly tokens: string[];
+  /**
+   * Where each token came from in the text, [start, end) in UTF-16 units, or null for a token the
+   * tokenizer added ([CLS], [SEP], <|endoftext|>). All are null when the labels fell back to the
+   * library's token strings (see tokens).
+   */
+  readonly spans: readonly (readonly [number, number] | null)[];
+  /** The tokenizer's ids, as @huggingface/tokenizers gives them. */
+  readonly ids: Int32Array;
+  /** True where the text is not in the vocabulary (the token's id is the unknown token's, [UNK]). */
+  readonly unknown: boolean[];
+  /** True when the text had more tokens than the model's positions. */
+  readonly truncated: boolean;
+  /** How many tokens the whole text has; tokens.length when not truncated. */
+  readonly totalTokens: number;
+  readonly numLayers: number;
+  readonly numHeads: number;
+  /** @deprecated numLayers, under its former name. */
+  readonly layers: number;
+  /** @deprecated numHeads, under its former name. */
+  readonly heads: number;
+  readonly dModel: number;
+  /** The model's causal flag: attention(l, h) is zero above the diagonal. */
+  readonly causal: boolean;
+  readonly hasLmHead: boolean;
+  /** The final hidden states, (n × dModel) row-major: the last block's output (GPT-2: after ln_f). */
+  readonly hidden: Float32Array;
+  /** The heads run() switched off, in layer then head order; empty when none was. */
+  readonly ablated: readonly HeadId[];
+  /** How they were switched off, or null when none was. */
+  readonly ablation: 'zero' | 'mean' | null;
+  /** Attention weights of one head in one layer, (nQueries × nKeys, both n here): query rows, key columns. */
+  attention(layer: number, head: number): HeadWeights;
+  /**
+   * What one layer's attention reads, (n × dModel) row-major. BERT family: for layer 0 the
+   * embeddings after the embedding LayerNorm, for layer l > 0 the output of layer l − 1. GPT-2:
+   * ln_1 of the block's input.
+   */
+  layerInput(layer: number): Float32Array;
+  /**
+   * Every intermediate of one layer's attention (Q, K, V, scores, weights, head outputs),
+   * computed now from layerInput(layer); the most recent one is kept, so asking again is free.
+   */
+  trace(layer: number): AttentionTrace;
+  /**
+   * The language-model head's raw scores over the vocabulary at `position` (vocabSize values):
+   * for a masked LM what it would put at that position ([MASK]), for a causal LM the token it
+   * expects next. Throws when the model has no head.
+   */
+  logits(position: number): Float32Array;
+  /** The k (default 5) most likely tokens at `position` (see logits), most likely first. */
+  predictions(position: number, k?: number): Prediction[];
+}

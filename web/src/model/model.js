@@ -1,0 +1,270 @@
+// A transformer model living in WASM memory (BERT, DistilBERT, RoBERTa or GPT-2, as config.json
+// says): text in, every layer's attention out, and the language-model head's predictions.
+//
+// A run keeps what is small or always drawn (every head's weights, each layer's input, the final
+// hidden states) as JavaScript copies; what is big is computed when asked for, from the model:
+// one layer's full trace (Q, K, V, scores, head outputs), and the scores over the vocabulary at
+// one position. So a 512-token BERT-base run never holds twelve full traces, nor 512 rows of
+// 30522 logits.
+import { checkInteger, checkObject, describe } from '../check.js';
+import { NativeHandle, orThrow } from '../engine/wasm-glue.js';
+import { loadTokenizer } from '../tokenizer/tokenizer.js';
+import { AttentionTrace, withShape } from '../engine/trace.js';
+import { createLoader, streamInto } from '../engine/weights-stream.js';
+
+export class Model {
+  #module;
+  #native; // NativeHandle of the embind Model
+  #tokenizer;
+
+  /** @internal Use engine.loadModel(). */
+  constructor(module, native, tokenizer, onDispose) {
+    this.#module = module;
+    this.#native = new NativeHandle(native, 'model', () => onDispose(this));
+    this.#tokenizer = tokenizer;
+    const c = module.modelConfig(native);
+    this.architecture = c.architecture;
+    this.causal = c.causal;
+    this.hasLmHead = c.hasLmHead;
+    this.vocabSize = c.vocabSize;
+    this.dModel = c.dModel;
+    this.numLayers = c.numLayers;
+    this.numHeads = c.numHeads;
+    this.maxTokens = c.maxPositions;
+    Object.freeze(this);
+  }
+
+  /**
+   * @internal Makes a model from loading/sources.js's files: the tokenizer is checked first, then the
+   * safetensors header with config.json (before any weight is read), then the weights stream in.
+   * `progress(file, loaded, total)` reports model.safetensors' bytes.
+   */
+  static async create(module, files, { signal, progress } = {}, onDispose) {
+    const tokenizer = await loadTokenizer(files.tokenizer);
+    signal?.throwIfAborted();
+    const header = await files.weights.header(signal);
+    signal?.throwIfAborted();
+    const loader = createLoader(module, files.config, header);
+    let native;
+    try {
+      const info = module.loaderInfo(loader);
+      tokenizer.checkVocabularySize(info.config.vocabSize);
+      native = await streamInto(module, loader, info, files.weights, {
+        signal,
+        onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
+      });
+      return new Model(module, native, tokenizer, onDispose);
+    } catch (error) {
+      native?.delete();
+      throw error;
+    } finally {
+      loader.delete(); // an aborted or refused load leaves nothing in WASM memory
+    }
+  }
+
+  /**
+   * Tokenizes `text` and runs the model. Text longer than the model's positions is truncated
+   * (the result says so); empty text is an error. `options.ablate` lists heads to switch off,
+   * [{ layer, head }], each one's output replaced before its layer's output projection as
+   * `options.ablation` says: 'zero' (the default; Hugging Face's head_mask) or 'mean' (its mean
+   * over the sentence's positions).
+   */
+  run(text, options = {}) {
+    const native = this.#native.get(); // throws if disposed
+    if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
+    const { codes, ablated, ablation } = checkRunOptions(options, this.numLayers, this.numHeads);
+    if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
+    const encoded = this.#tokenizer.encode(text);
+    const total = encoded.ids.length;
+    const keep = Math.min(total, this.maxTokens);
+    // A masked LM keeps its closing token (e.g. [SEP]) when truncating, as it was trained with it;
+    // a causal LM's text simply stops.
+    const closing = !this.causal && keep < total;
+    const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
+    const ids = Int32Array.from(pick(encoded.ids));
+    const weights = [];
+    // Each layer's weights are copied while C++ holds that layer's trace: the view is valid only
+    // during the call, as the next layer reuses its buffers. A failure is returned, not thrown:
+    // an exception must not unwind through the C++ frames below this callback.
+    const raw = orThrow(this.#module.runModel(native, ids, (layer, view) => {
+      try {
+        weights[layer] = view.slice();
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+      return undefined;
+    }, codes));
+    const source = {
+      layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input, codes)),
+      logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
+      tokenText: (id) => this.#tokenizer.tokenText(id),
+      alive: () => !this.#native.disposed,
+    };
+    return new ModelResult({ ...raw, weights, ablated, ablation, spans: pick(encoded.spans) }, ids, pick(encoded.tokens),
+      pick(encoded.unknown), total, this, source);
+  }
+
+  /** The tokenizer alone: `text`'s { ids, tokens } as run() would get them, before truncation. */
+  tokenize(text) {
+    this.#native.get(); // throws if disposed
+    if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
+    const { ids, tokens } = this.#tokenizer.encode(text);
+    return { ids: Int32Array.from(ids), tokens };
+  }
+
+  /** One vocabulary entry: { text } as the tokenizer writes it alone, and whether it is a special token. */
+  token(id) {
+    this.#native.get();
+    checkInteger('id', id, 0, this.vocabSize - 1);
+    return { text: this.#tokenizer.tokenText(id), special: this.#tokenizer.isSpecial(id) };
+  }
+
+  /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
+  dispose() {
+    this.#native.dispose();
+  }
+
+  get disposed() {
+    return this.#native.disposed;
+  }
+}
+
+/**
+ * What model.run() returns. Its tokens, attention weights, layer inputs and hidden states are
+ * plain JavaScript data, valid after the model's dispose(); trace(), logits() and predictions()
+ * compute from the model, so they need it alive.
+ */
+export class ModelResult {
+  #weights; // Float32Array (h, n, n) per layer
+  #inputs; // Float32Array (n, dModel) per layer
+  #source; // the model's compute, for the lazy parts
+  #last = null; // { layer, trace }: the most recent trace(), so redrawing one layer costs nothing
+
+  constructor(raw, ids, tokens, unknown, totalTokens, model, source) {
+    this.tokens = tokens;
+    this.ids = ids;
+    this.unknown = unknown;
+    this.truncated = totalTokens > ids.length;
+    this.totalTokens = totalTokens;
+    this.numLayers = model.numLayers;
+    this.numHeads = model.numHeads;
+    this.layers = model.numLayers; // the counts' names before numLayers and numHeads, kept for code written then
+    this.heads = model.numHeads;
+    this.dModel = model.dModel;
+    this.causal = model.causal;
+    this.hasLmHead = model.hasLmHead;
+    this.hidden = raw.hidden; // (n, dModel)
+    this.spans = Object.freeze(raw.spans.map((span) => span && Object.freeze(span.slice()))); // [start, end) in the text, or null
+    this.ablated = raw.ablated; // [{ layer, head }] switched off, in layer then head order
+    this.ablation = raw.ablation; // 'zero' | 'mean', or null when no head is
+    this.#weights = raw.weights;
+    this.#inputs = raw.inputs;
+    this.#source = source;
+    Object.freeze(this);
+  }
+
+  /**
+   * Attention weights of one head in one layer, (nQueries × nKeys) row-major: query rows, key
+   * columns (both n here). The array carries its shape as its nQueries and nKeys.
+   */
+  attention(layer, head) {
+    const n = this.ids.length;
+    const start = checkInteger('head', head, 0, this.numHeads - 1) * n * n;
+    return withShape(this.#weights[this.#layer(layer)].slice(start, start + n * n), n, n);
+  }
+
+  /** What one layer's attention reads, (n × dModel). */
+  layerInput(layer) {
+    return this.#inputs[this.#layer(layer)].slice();
+  }
+
+  /** Every intermediate of one layer's attention, recomputed from that layer's input. */
+  trace(layer) {
+    this.#layer(layer);
+    if (this.#last?.layer !== layer) {
+      const data = this.#compute('trace()', () => this.#source.layerTrace(layer, this.#inputs[layer]));
+      this.#last = { layer, trace: new AttentionTrace(data, this.dModel, this.numHeads, false) };
+    }
+    return this.#last.trace;
+  }
+
+  /**
+   * The language-model head's raw scores over the vocabulary at `position`, a Float32Array of
+   * vocabSize: for a masked LM the words it would put at that position, for a causal LM the
+   * tokens it expects after it.
+   */
+  logits(position) {
+    const p = checkInteger('position', position, 0, this.ids.length - 1);
+    if (!this.hasLmHead) {
+      throw new Error('This model has no language-model head (its model.safetensors holds none), so it makes no predictions');
+    }
+    return this.#compute('logits()', () => this.#source.logits(this.hidden.subarray(p * this.dModel, (p + 1) * this.dModel)));
+  }
+
+  /** The k most likely tokens at `position` (see logits), [{ token, id, probability }], most likely first. */
+  predictions(position, k = 5) {
+    const logits = this.logits(position);
+    checkInteger('k', k, 1, logits.length);
+    let max = -Infinity;
+    for (const v of logits) max = Math.max(max, v);
+    let sum = 0;
+    for (const v of logits) sum += Math.exp(v - max);
+    const top = topIndices(logits, k);
+    return top.map((id) => ({ token: this.#source.tokenText(id), id, probability: Math.exp(logits[id] - max) / sum }));
+  }
+
+  #layer(layer) {
+    return checkInteger('layer', layer, 0, this.numLayers - 1);
+  }
+
+  #compute(what, compute) {
+    if (!this.#source.alive()) {
+      throw new Error(`The model that made this result has been disposed: ${what} computes from the model, so call it before dispose()`);
+    }
+    return compute();
+  }
+}
+
+const ABLATION_CODES = { zero: 1, mean: 2 }; // as C++'s Ablation: 0 leaves a head on
+
+/**
+ * run()'s options, each read once, checked; unknown names are refused. Returns the C++ codes
+ * (layers × heads, empty when no head is ablated), the frozen sorted list and the mode.
+ */
+function checkRunOptions(options, layers, heads) {
+  checkObject('run options', options);
+  const { ablate, ablation = 'zero', ...rest } = options;
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate and ablation`);
+  if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
+  if (ablate === undefined) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
+  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an Array of { layer, head }, got ${describe(ablate)}`);
+  const count = ablate.length;
+  if (count > layers * heads) throw new RangeError(`ablate lists ${count} heads; the model has ${layers * heads}`);
+  const codes = new Uint8Array(layers * heads);
+  for (let i = 0; i < count; i++) {
+    const { layer, head } = checkObject(`ablate[${i}]`, ablate[i]);
+    checkInteger(`ablate[${i}].layer`, layer, 0, layers - 1);
+    checkInteger(`ablate[${i}].head`, head, 0, heads - 1);
+    if (codes[layer * heads + head]) throw new RangeError(`ablate lists layer ${layer} head ${head} twice`);
+    codes[layer * heads + head] = ABLATION_CODES[ablation];
+  }
+  const ablated = [];
+  codes.forEach((code, i) => code && ablated.push(Object.freeze({ layer: Math.floor(i / heads), head: i % heads })));
+  if (!ablated.length) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
+  return { codes, ablated: Object.freeze(ablated), ablation };
+}
+
+/** Indices of the k largest values, largest first (ties by lower index): one pass, a sorted list of k. */
+function topIndices(values, k) {
+  const top = []; // indices, values descending
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (top.length === k && v <= values[top[k - 1]]) continue;
+    let at = top.length === k ? k - 1 : top.length;
+    while (at > 0 && values[top[at - 1]] < v) at--;
+    top.splice(at, 0, i);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}

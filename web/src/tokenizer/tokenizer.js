@@ -1,0 +1,79 @@
+// Text → token ids with the model's tokenizer.json, through @huggingface/tokenizers (the one
+// tokenizer path for every model family), and each token's label: the slice of the text as typed
+// that it came from (spans.js), so "CAT" stays "CAT" and an unknown word shows as itself,
+// marked unknown, rather than as [UNK].
+//
+// A tokenizer.json comes in the layouts of every version of the Rust library that wrote it; the
+// older ones are rewritten into the current one first (layout.js). It is untrusted
+// input: it is checked field by field before the library reads it
+// (checks.js), its regexes are refused if they can hang the page (regex.js),
+// and its ids are checked against the model's vocabulary size once config.json is read.
+//
+// The tokenizer library is imported when the first model loads, not with the package: code that
+// only uses attention layers never needs it (nor, unbundled in a browser, an import map for it).
+import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './checks.js';
+import { currentLayout } from './layout.js';
+import { TokenSpans } from './spans.js';
+
+/** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
+export async function loadTokenizer(file) {
+  const tokenizerJson = currentLayout(file);
+  const checked = checkTokenizerJson(tokenizerJson);
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  return new TextTokenizer(Tokenizer, tokenizerJson, checked);
+}
+
+class TextTokenizer {
+  #tokenizer;
+  #spans;
+  #unkId;
+  #largest;
+  #special; // ids of the added tokens marked special ([CLS], <|endoftext|>, [UNK]…)
+
+  constructor(Tokenizer, tokenizerJson, checked) {
+    // The library reads a WordLevel model's unknown token from its second argument (the
+    // tokenizer_config.json it would otherwise take); without it an unknown word gets no id.
+    const config = tokenizerJson.model.type === 'WordLevel' ? { unk_token: tokenizerJson.model.unk_token } : {};
+    try {
+      this.#tokenizer = new Tokenizer(tokenizerJson, config);
+    } catch (error) {
+      throw new Error(`tokenizer.json could not be read: ${error.message}`);
+    }
+    checkPatterns(checked.patterns);
+    this.#largest = checked.largest;
+    this.#unkId = this.#tokenizer.model.unk_token_id;
+    this.#special = new Set((tokenizerJson.added_tokens ?? []).filter((t) => t.special === true).map((t) => t.id));
+    this.#spans = new TokenSpans(this.#tokenizer, tokenizerJson);
+  }
+
+  /** Throws if an id of the tokenizer is outside a vocabulary of `vocabSize` (config.json's). */
+  checkVocabularySize(vocabSize) {
+    checkVocabularySize(this.#largest, vocabSize);
+  }
+
+  /** How the tokenizer writes one id on its own: "##ing", " cat" (GPT-2's "Ġcat"), "[MASK]". */
+  tokenText(id) {
+    return this.#tokenizer.decode([id]);
+  }
+
+  /** Whether `id` is one of tokenizer.json's special added tokens. */
+  isSpecial(id) {
+    return this.#special.has(id);
+  }
+
+  /**
+   * { ids, tokens, unknown, spans }: the library's ids; tokens as labels, each the slice of `text`
+   * at its span, or the token's own text where it has none (the post-processor's [CLS], [SEP]…);
+   * unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null.
+   */
+  encode(text) {
+    const { ids, tokens } = this.#tokenizer.encode(text);
+    const spans = this.#spans.spans(text, tokens) ?? tokens.map(() => null);
+    return {
+      ids,
+      tokens: tokens.map((token, i) => (spans[i] ? text.slice(spans[i][0], spans[i][1]) : token)),
+      unknown: ids.map((id) => id === this.#unkId),
+      spans,
+    };
+  }
+}
