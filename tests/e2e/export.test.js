@@ -230,8 +230,8 @@ test('at 512 tokens a head is 512 × 512 rects of 2 px, and the PNG matches the 
 test('modelLayout gives integer sizes, and a column wide enough for a badge however few the tokens', async () => {
   const layouts = await page.evaluate(async () => {
     const { modelLayout } = await import('/web/src/views/model-figure.js');
-    const pick = ({ width, height, cell, side, slot, thumbs }) =>
-      ({ width, height, cell, side, slot, first: thumbs[0], second: thumbs[1], last: thumbs.at(-1), count: thumbs.length });
+    const pick = ({ width, height, cell, thumbWidth, thumbHeight, slot, thumbs }) =>
+      ({ width, height, cell, side: thumbWidth === thumbHeight ? thumbWidth : 'not square', slot, first: thumbs[0], second: thumbs[1], last: thumbs.at(-1), count: thumbs.length });
     return [
       modelLayout({ n: 8, layers: 4, heads: 4 }),
       modelLayout({ n: 12, layers: 12, heads: 12 }),

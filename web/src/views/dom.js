@@ -17,14 +17,29 @@ export function tokenLabel(tag, text, unknown) {
   return node;
 }
 
-/** "query → key: weight" for one cell of an (n × n) attention matrix. */
-export function weightText(tokens, weights, row, col) {
-  return `${tokens[row]} → ${tokens[col]}: ${formatNumber(weights[row * tokens.length + col])}`;
+/**
+ * A view's two axes: the query tokens down the rows (data.tokens) and the key tokens across the
+ * columns (data.keyTokens, the same list for self-attention), each with its unknown marks.
+ */
+export function axes({ tokens, unknown = [], keyTokens, keyUnknown }) {
+  return { queries: tokens, queryUnknown: unknown, keys: keyTokens ?? tokens, keyUnknown: keyUnknown ?? (keyTokens ? [] : unknown) };
+}
+
+/** "query → key: weight" for one cell of an (nQueries × nKeys) attention matrix. */
+export function weightText({ queries, keys }, weights, row, col) {
+  return `${queries[row]} → ${keys[col]}: ${formatNumber(weights[row * keys.length + col])}`;
 }
 
 /** Whether two token lists are the same sentence (views keep pins and focus only then). */
 export function sameTokens(a, b) {
   return a !== undefined && b !== undefined && a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** Whether two views' data have the same query and key tokens. */
+export function sameAxes(a, b) {
+  if (!a || !b) return false;
+  const [x, y] = [axes(a), axes(b)];
+  return sameTokens(x.queries, y.queries) && sameTokens(x.keys, y.keys);
 }
 
 /**

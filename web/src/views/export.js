@@ -22,14 +22,15 @@ export const FONT_FAMILY = 'monospace';
 
 /**
  * The attention of every layer and head as a JSON string:
- * { format, version, tokens, unknown?, layers: [{ heads: [[[weight per key] per query] per head] }] }.
- * tokens: string[] (n). unknown: boolean[] (n), optional. layers: [{ weights: Float32Array (n × n) per head }].
+ * { format, version, tokens, unknown?, keyTokens?, layers: [{ heads: [[[weight per key] per query] per head] }] }.
+ * tokens: string[] (nQueries). unknown: boolean[] (nQueries), optional. keyTokens: string[] (nKeys),
+ * only when the keys are not the query tokens. layers: [{ weights: Float32Array (nQueries × nKeys) per head }].
  * Each weight is written as the number the Float32Array holds, which JSON gives back exactly.
  */
-export function attentionJson({ tokens, unknown, layers }) {
-  const n = tokens.length;
+export function attentionJson({ tokens, unknown, keyTokens, layers }) {
+  const nKeys = (keyTokens ?? tokens).length;
   // One query row per line: a file a person can open, and a fraction of the size of one number per line.
-  const headText = (weights) => rowsOf(weights, n).map((row) => `        ${JSON.stringify(row)}`).join(',\n');
+  const headText = (weights) => rowsOf(weights, tokens.length, nKeys).map((row) => `        ${JSON.stringify(row)}`).join(',\n');
   const layerText = ({ weights }) =>
     `    { "heads": [\n${weights.map((w) => `      [\n${headText(w)}\n      ]`).join(',\n')}\n    ] }`;
   const fields = [
@@ -37,42 +38,53 @@ export function attentionJson({ tokens, unknown, layers }) {
     `  "version": 1`,
     `  "tokens": ${JSON.stringify(tokens)}`,
     ...(unknown === undefined ? [] : [`  "unknown": ${JSON.stringify(unknown)}`]),
+    ...(keyTokens === undefined ? [] : [`  "keyTokens": ${JSON.stringify(keyTokens)}`]),
     `  "layers": [\n${layers.map(layerText).join(',\n')}\n  ]`,
   ];
   return `{\n${fields.join(',\n')}\n}\n`;
 }
 
-/** A (n × n) row-major matrix as n arrays of plain numbers. */
-function rowsOf(weights, n) {
-  if (weights.length !== n * n) {
-    throw new RangeError(`a head's weights hold ${weights.length} values; ${n} tokens need ${n} × ${n} = ${n * n}`);
-  }
-  const rows = [];
-  for (let q = 0; q < n; q++) {
-    const row = Array.from(weights.subarray(q * n, (q + 1) * n));
+/** A (rows × cols) row-major matrix as `rows` arrays of plain numbers. */
+function rowsOf(weights, rows, cols) {
+  checkWeights(weights, rows, cols, "a head's weights");
+  const out = [];
+  for (let q = 0; q < rows; q++) {
+    const row = Array.from(weights.subarray(q * cols, (q + 1) * cols));
     // JSON has no NaN or Infinity: JSON.stringify would write null and lose the value silently.
     if (!row.every(Number.isFinite)) throw new RangeError(`query row ${q} holds a value JSON cannot represent`);
-    rows.push(row);
+    out.push(row);
   }
-  return rows;
+  return out;
+}
+
+/** Throws unless `weights` holds (nQueries × nKeys) values; `what` names it in the message. */
+export function checkWeights(weights, nQueries, nKeys, what) {
+  if (weights?.length !== nQueries * nKeys) {
+    const tokens = nQueries === nKeys ? `${nQueries} tokens need ${nQueries} × ${nQueries}`
+      : `${nQueries} queries and ${nKeys} keys need ${nQueries} × ${nKeys}`;
+    throw new RangeError(`${what} hold${what.endsWith('s') ? '' : 's'} ${weights?.length ?? 'no'} values; ${tokens} = ${nQueries * nKeys}`);
+  }
 }
 
 /**
- * The figure's layout in integer px: for n tokens, one panel per entry of `heads`, at most four
- * to a row. A panel is its caption line, then a band of token labels left of and above an
- * (n × n) matrix of `cell`-px squares. Each panel carries its top-left corner (x, y) and its
- * matrix's (cellsX, cellsY). Labels are drawn for every labelStride-th token only, so they never
- * overlap when cells are smaller than the label font.
+ * The figure's layout in integer px: for n query tokens and nKeys key tokens (n unless given), one
+ * panel per entry of `heads`, at most four to a row. A panel is its caption line, then a band of
+ * token labels left of and above an (n × nKeys) matrix of `cell`-px squares, matrixWidth ×
+ * matrixHeight px. Each panel carries its top-left corner (x, y) and its matrix's (cellsX, cellsY).
+ * Labels are drawn for every labelStride-th token only, so they never overlap when cells are
+ * smaller than the label font.
  */
-export function figureLayout({ n, heads }) {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`a figure needs at least one token, not ${n}`);
+export function figureLayout({ n, nKeys = n, heads }) {
+  for (const [name, count] of [['token', n], ['key', nKeys]]) {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a figure needs at least one ${name}, not ${count}`);
+  }
   if (heads.length === 0) throw new RangeError('a figure needs at least one head');
-  const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(MATRIX_SIDE / n)));
-  const size = n * cell;
+  const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(MATRIX_SIDE / Math.max(n, nKeys))));
+  const matrixWidth = nKeys * cell, matrixHeight = n * cell;
   const labelFont = Math.max(MIN_LABEL_FONT, Math.min(MAX_LABEL_FONT, cell - 2));
   const labelStride = Math.ceil(labelFont / cell);
-  const panelWidth = LABEL_BAND + size;
-  const panelHeight = CAPTION_LINE + LABEL_BAND + size;
+  const panelWidth = LABEL_BAND + matrixWidth;
+  const panelHeight = CAPTION_LINE + LABEL_BAND + matrixHeight;
   const columns = Math.min(MAX_COLUMNS, heads.length);
   const rows = Math.ceil(heads.length / MAX_COLUMNS);
   const panels = heads.map((head, i) => {
@@ -83,7 +95,7 @@ export function figureLayout({ n, heads }) {
   return {
     width: 2 * MARGIN + columns * panelWidth + (columns - 1) * GAP,
     height: 2 * MARGIN + TITLE_LINE + rows * panelHeight + (rows - 1) * GAP,
-    n, cell, size, labelFont, labelStride, panelWidth, panelHeight, columns, rows, panels,
+    n, nKeys, cell, matrixWidth, matrixHeight, labelFont, labelStride, panelWidth, panelHeight, columns, rows, panels,
   };
 }
 
@@ -100,28 +112,28 @@ export function clipText(text, max) {
  * Every text of the figure, positioned: { text, x, y, size, anchor: 'start' | 'end', vertical }.
  * y is the text's vertical centre; a vertical text is turned −90° about (x, y) and reads upwards.
  */
-function figureTexts(layout, tokens, title) {
+function figureTexts(layout, tokens, keyTokens, title) {
   const { cell, labelFont: size, labelStride, panels } = layout;
   const texts = [{ text: title, x: MARGIN, y: MARGIN + TITLE_LINE / 2, size: TITLE_FONT, anchor: 'start', vertical: false }];
+  const middle = (i) => i * cell + cell / 2;
   for (const { head, x, y, cellsX, cellsY } of panels) {
     texts.push({ text: `head ${head + 1}`, x: cellsX, y: y + CAPTION_LINE / 2, size: CAPTION_FONT, anchor: 'start', vertical: false });
-    for (let i = 0; i < tokens.length; i += labelStride) {
-      const text = clipText(tokens[i], LABEL_CHARS);
-      const middle = i * cell + cell / 2;
-      texts.push({ text, x: x + LABEL_BAND - LABEL_PAD, y: cellsY + middle, size, anchor: 'end', vertical: false });
-      texts.push({ text, x: cellsX + middle, y: cellsY - LABEL_PAD, size, anchor: 'start', vertical: true });
+    for (let i = 0; i < Math.max(tokens.length, keyTokens.length); i += labelStride) {
+      if (i < tokens.length) {
+        texts.push({ text: clipText(tokens[i], LABEL_CHARS), x: x + LABEL_BAND - LABEL_PAD, y: cellsY + middle(i), size, anchor: 'end', vertical: false });
+      }
+      if (i < keyTokens.length) {
+        texts.push({ text: clipText(keyTokens[i], LABEL_CHARS), x: cellsX + middle(i), y: cellsY - LABEL_PAD, size, anchor: 'start', vertical: true });
+      }
     }
   }
   return texts;
 }
 
-function checkFigure({ tokens, weights, heads }) {
-  const n = tokens.length;
-  for (const head of heads) {
-    if (weights[head]?.length !== n * n) {
-      throw new RangeError(`head ${head} has ${weights[head]?.length ?? 'no'} weights; ${n} tokens need ${n * n}`);
-    }
-  }
+/** The figure's layout, after checking that each head drawn has (queries × keys) weights. */
+function checkFigure({ tokens, keyTokens = tokens, weights, heads }) {
+  for (const head of heads) checkWeights(weights[head], tokens.length, keyTokens.length, `head ${head}'s weights`);
+  return figureLayout({ n: tokens.length, nKeys: keyTokens.length, heads });
 }
 
 // XML escaping alone is not enough for user text: XML 1.0 forbids most control characters and
@@ -130,7 +142,7 @@ const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD80
 const XML_ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
 /** `text` as XML character data or an attribute value: markup characters as entities, what XML cannot hold as U+FFFD. */
-export function escapeXml(text) {
+function escapeXml(text) {
   return String(text).replace(XML_INVALID, '\uFFFD').replace(/[&<>"']/g, (c) => XML_ENTITIES[c]);
 }
 
@@ -149,14 +161,14 @@ export function svgText({ text, x, y, size, anchor, vertical, color }) {
 }
 
 /**
- * One layer's heatmaps as an SVG document string, of figureLayout's size. tokens: string[] (n).
- * weights: Float32Array (n × n) per head. heads: the head indices to draw. title: the figure's title.
+ * One layer's heatmaps as an SVG document string, of figureLayout's size. tokens: string[] (n), the
+ * queries. keyTokens: string[] (nKeys), when the keys are other tokens. weights: Float32Array
+ * (n × nKeys) per head. heads: the head indices to draw. title: the figure's title.
  * Every cell is one <rect>; every text is escaped, so tokens cannot add markup.
  */
-export function heatmapSvg({ tokens, weights, heads, title = '' }) {
-  checkFigure({ tokens, weights, heads });
-  const layout = figureLayout({ n: tokens.length, heads });
-  const { width, height, n, cell } = layout;
+export function heatmapSvg({ tokens, keyTokens = tokens, weights, heads, title = '' }) {
+  const layout = checkFigure({ tokens, keyTokens, weights, heads });
+  const { width, height, n, nKeys, cell } = layout;
   const scale = weightScale();
   const colors = hexColors(scale);
   const parts = [
@@ -168,14 +180,14 @@ export function heatmapSvg({ tokens, weights, heads, title = '' }) {
   for (const { head, cellsX, cellsY } of layout.panels) {
     const values = weights[head];
     for (let q = 0; q < n; q++) {
-      for (let k = 0; k < n; k++) {
-        const fill = colors[colorIndex(scale, values[q * n + k])];
+      for (let k = 0; k < nKeys; k++) {
+        const fill = colors[colorIndex(scale, values[q * nKeys + k])];
         parts.push(`<rect x="${cellsX + k * cell}" y="${cellsY + q * cell}" width="${cell}" height="${cell}" fill="${fill}"/>`);
       }
     }
   }
   parts.push(`</g><g fill="${TEXT_COLOR}">`);
-  for (const text of figureTexts(layout, tokens, title)) parts.push(svgText(text));
+  for (const text of figureTexts(layout, tokens, keyTokens, title)) parts.push(svgText(text));
   parts.push('</g></svg>\n');
   return parts.join('\n');
 }
@@ -184,32 +196,31 @@ export function heatmapSvg({ tokens, weights, heads, title = '' }) {
  * The same figure as heatmapSvg, as a PNG Blob of exactly figureLayout's width × height pixels.
  * Text goes through fillText, which draws user text as text and never parses it.
  */
-export async function heatmapPng({ tokens, weights, heads, title = '' }) {
-  checkFigure({ tokens, weights, heads });
-  const layout = figureLayout({ n: tokens.length, heads });
-  const { canvas, ctx, drawMatrix } = figureCanvas(layout.width, layout.height, layout.n);
-  for (const { head, cellsX, cellsY } of layout.panels) drawMatrix(weights[head], cellsX, cellsY, layout.size);
+export async function heatmapPng({ tokens, keyTokens = tokens, weights, heads, title = '' }) {
+  const layout = checkFigure({ tokens, keyTokens, weights, heads });
+  const { canvas, ctx, drawMatrix } = figureCanvas(layout.width, layout.height, layout.n, layout.nKeys);
+  for (const { head, cellsX, cellsY } of layout.panels) drawMatrix(weights[head], cellsX, cellsY, layout.matrixWidth, layout.matrixHeight);
   ctx.fillStyle = TEXT_COLOR;
-  for (const text of figureTexts(layout, tokens, title)) drawText(ctx, text);
+  for (const text of figureTexts(layout, tokens, keyTokens, title)) drawText(ctx, text);
   return canvas.convertToBlob({ type: 'image/png' });
 }
 
 /**
- * A white width × height canvas for a PNG figure, and drawMatrix(values, x, y, side), which draws
- * an (n × n) matrix there as a side × side square: one pixel per value, then scaled up without
+ * A white width × height canvas for a PNG figure, and drawMatrix(values, x, y, w, h), which draws
+ * an (n × nKeys) matrix there as a w × h rectangle: one pixel per value, then scaled up without
  * smoothing, as MatrixCanvas does, so the cells stay crisp.
  */
-export function figureCanvas(width, height, n) {
+export function figureCanvas(width, height, n, nKeys = n) {
   const canvas = new OffscreenCanvas(width, height);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, width, height);
   ctx.imageSmoothingEnabled = false;
   const scale = weightScale();
-  const pixels = new OffscreenCanvas(n, n);
-  const drawMatrix = (values, x, y, side) => {
-    pixels.getContext('2d').putImageData(matrixImage(values, n, n, scale), 0, 0);
-    ctx.drawImage(pixels, x, y, side, side);
+  const pixels = new OffscreenCanvas(nKeys, n);
+  const drawMatrix = (values, x, y, w, h) => {
+    pixels.getContext('2d').putImageData(matrixImage(values, n, nKeys, scale), 0, 0);
+    ctx.drawImage(pixels, x, y, w, h);
   };
   return { canvas, ctx, drawMatrix };
 }

@@ -8,7 +8,7 @@
 // its thumbnail and in the hover readout, and which heads are switched off. Given onToggleHead,
 // each badge is a button that switches its head off and on.
 import { createLegend, weightScale } from './colormap.js';
-import { causalKey, el, weightText } from './dom.js';
+import { axes, causalKey, el, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const GAP = 12; // CSS px between cards
@@ -25,12 +25,12 @@ const SLICE_MS = 12;
 const SHORT_ROLE = { previous: 'prev', punctuation: 'punct', duplicate: 'dup', induction: 'induct' };
 
 /** "induction 0.931", or "no clear role" for null. */
-export function roleText(top, digits = 3) {
+function roleText(top, digits = 3) {
   return top ? `${top.role} ${top.score.toFixed(digits)}` : 'no clear role';
 }
 
 export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
-  // data: { tokens, weights: per head (n × n), title }, or { tokens, rows: [{ title, weights,
+  // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title }, or { tokens, rows: [{ title, weights,
   // roles?: ({ role, score } | null) per head, ablated?: boolean per head }], title }
   const state = { data: null, cards: [], shape: '', pass: 0 };
   const scale = weightScale();
@@ -48,7 +48,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     button.type = 'button';
     const name = layer === null ? `head ${head + 1}` : `layer ${layer + 1} head ${head + 1}`;
     const matrix = new MatrixCanvas({ label: name, square: true, maxCell: 24 });
-    const shown = { tokens: [] }; // the tokens of the weights the matrix shows
+    const shown = { axes: { queries: [], keys: [] } }; // the tokens of the weights the matrix shows
     button.append(matrix.element, el('span', '', layer === null ? name : `${head + 1}`));
     button.addEventListener('click', () => onSelectHead(head, layer));
     // The head's name, its role and whether it is off, then the cell under the pointer.
@@ -61,7 +61,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       // What the card shows, which for a few frames after an update may be the update before.
       const cell = matrix.cellAt(event.clientX, event.clientY);
       matrix.mark({ cells: cell ? [[cell.row, cell.col]] : [] });
-      readout.textContent = cell ? `${about()}: ${weightText(shown.tokens, matrix.values, cell.row, cell.col)}` : about();
+      readout.textContent = cell ? `${about()}: ${weightText(shown.axes, matrix.values, cell.row, cell.col)}` : about();
     });
     button.addEventListener('focus', () => { readout.textContent = about(); });
     button.addEventListener('pointerleave', () => matrix.mark({}));
@@ -110,7 +110,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     title.textContent = data.title ?? '';
     masked.show(Boolean(data.causal));
     build(data);
-    const n = data.tokens.length;
+    const { queries, keys } = axes(data);
     const width = Math.max(120, root.clientWidth);
     let side;
     if (data.rows) {
@@ -132,8 +132,9 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     }
     drawCards(state.cards, ({ matrix, shown, head, layer }) => {
       const weights = (layer === null ? data.weights : data.rows[layer].weights)[head];
-      matrix.draw(weights, n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
-      shown.tokens = data.tokens;
+      matrix.draw(weights, queries.length, keys.length, scale,
+        { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), queryOffset: data.queryOffset ?? 0 });
+      shown.axes = axes(data);
     });
   }
 

@@ -1,13 +1,14 @@
-// One head's attention enlarged: a canvas heatmap with the tokens on both axes. Hovering a cell
-// shows "query → key: weight"; clicking a query token pins its row; the heatmap takes keyboard
-// focus and the arrow keys move a focused cell. It draws one (n × n) matrix it is given; which
-// layer and head that is, and where the numbers come from, is the caller's business.
+// One head's attention enlarged: a canvas heatmap with the query tokens down its rows and the key
+// tokens across its columns (the same list in self-attention). Hovering a cell shows
+// "query → key: weight"; clicking a query token pins its row; the heatmap takes keyboard focus
+// and the arrow keys move a focused cell. It draws one (nQueries × nKeys) matrix it is given;
+// which layer and head that is, and where the numbers come from, is the caller's business.
 // onSelect(row) reports a pinned query row (null when unpinned); onSelectCell({ row, col }) a cell
 // chosen by click or by Enter.
 // With { timing: true } it records each hover's time to paint as a 'mh-hover-to-paint'
 // performance measure (the e2e test reads them; the page leaves it off so entries do not pile up).
 import { createLegend, weightScale } from './colormap.js';
-import { causalKey, el, sameTokens, tokenLabel, weightText } from './dom.js';
+import { axes, causalKey, el, sameAxes, tokenLabel, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const LABEL_WIDTH = 84; // CSS px for the query labels down the left
@@ -15,7 +16,7 @@ const MIN_LABEL_CELL = 7; // CSS px: smaller cells get no axis text (hover still
 
 export function createHeadView(root, { onSelect = () => {}, onSelectCell = () => {}, timing = false } = {}) {
   const state = {
-    data: null, // { tokens, unknown, weights (n × n), title }
+    data: null, // { tokens, unknown, keyTokens?, keyUnknown?, weights (nQueries × nKeys), title, causal, queryOffset? }
     hover: null, // { row, col } under the pointer
     focus: null, // { row, col } moved by the keyboard
     pinned: null, // pinned query row, or null
@@ -58,13 +59,13 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
   }
 
   function onKey(event) {
-    const n = state.data?.tokens.length ?? 0;
-    if (n === 0) return;
+    if (!state.data) return;
+    const { queries, keys } = axes(state.data);
     if (!state.focus) startFocus();
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (event.key in moves) {
       const [dr, dc] = moves[event.key];
-      state.focus = { row: clamp(state.focus.row + dr, n), col: clamp(state.focus.col + dc, n) };
+      state.focus = { row: clamp(state.focus.row + dr, queries.length), col: clamp(state.focus.col + dc, keys.length) };
     } else if (event.key === 'Enter' || event.key === ' ') {
       pin(state.focus.row);
       onSelectCell(state.focus);
@@ -79,7 +80,7 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
   }
 
   function describe({ row, col }) {
-    return weightText(state.data.tokens, state.data.weights, row, col);
+    return weightText(axes(state.data), state.data.weights, row, col);
   }
 
   function pin(row) {
@@ -131,8 +132,8 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
   }
 
   function update(data) {
-    const n = data.tokens.length;
-    if (!sameTokens(state.data?.tokens, data.tokens)) {
+    const { queries, keys } = axes(data);
+    if (!sameAxes(state.data, data)) {
       state.hover = state.focus = null;
       state.pinned = null;
     }
@@ -140,10 +141,11 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
     dom.title.textContent = data.title ?? '';
     dom.masked.show(Boolean(data.causal));
     const side = Math.max(40, Math.min(560, root.clientWidth - LABEL_WIDTH - 8));
-    matrix.draw(data.weights, n, n, scale, { maxWidth: side, maxHeight: side, causal: Boolean(data.causal) });
+    matrix.draw(data.weights, queries.length, keys.length, scale,
+      { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), queryOffset: data.queryOffset ?? 0 });
     matrix.element.setAttribute('aria-label',
-      `${data.title ?? 'attention'}: ${n} × ${n} weights. Arrow keys move between cells, Enter pins a row.`);
-    renderLabels(dom, data, matrix.cellWidth, pin, () => state.pinned);
+      `${data.title ?? 'attention'}: ${queries.length} × ${keys.length} weights. Arrow keys move between cells, Enter pins a row.`);
+    renderLabels(dom, axes(data), matrix.cellWidth, pin, () => state.pinned);
     paintMarks();
   }
 
@@ -183,17 +185,17 @@ function build(root, matrix, scale) {
   return { title, keys, queries, plot, tooltip, live, masked };
 }
 
-function renderLabels(dom, { tokens, unknown }, cell, pin, pinned) {
+function renderLabels(dom, { queries, queryUnknown, keys, keyUnknown }, cell, pin, pinned) {
   const small = cell < MIN_LABEL_CELL;
   const font = `${Math.max(6, Math.min(13, cell - 2))}px`;
-  dom.keys.replaceChildren(...tokens.map((t, i) => {
-    const label = tokenLabel('span', t, unknown[i]);
+  dom.keys.replaceChildren(...keys.map((t, i) => {
+    const label = tokenLabel('span', t, keyUnknown[i]);
     label.style.width = `${cell}px`;
     label.style.fontSize = font;
     return label;
   }));
-  dom.queries.replaceChildren(...tokens.map((t, i) => {
-    const button = tokenLabel('button', t, unknown[i]);
+  dom.queries.replaceChildren(...queries.map((t, i) => {
+    const button = tokenLabel('button', t, queryUnknown[i]);
     button.type = 'button';
     button.style.height = `${cell}px`;
     button.style.fontSize = font;

@@ -1,12 +1,12 @@
-// The "lines" view (like bertviz's head view): the tokens twice, queries on the left and keys on
-// the right, joined by lines whose opacity is the attention weight, one colour per head. The
+// The "lines" view (like bertviz's head view): the query tokens on the left and the key tokens on
+// the right (the same list twice in self-attention), joined by lines whose opacity is the attention weight, one colour per head. The
 // tokens are DOM elements (readable, selectable, testable); only the lines are on a canvas.
 // Hovering or keyboard-focusing a query shows its lines, clicking pins it; hovering a key shows
 // the lines into it. It deliberately does not print numbers (the heatmaps do), does not let the
 // user pick heads (the page passes `heads`), and does not listen to resizes (the page calls
 // update() again).
 import { headColor } from './colormap.js';
-import { el, sameTokens, tokenLabel } from './dom.js';
+import { axes, el, sameAxes, tokenLabel } from './dom.js';
 
 const ROW = 22; // CSS px per token row
 const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; skipping them keeps n = 64 cheap
@@ -34,7 +34,7 @@ export const LINES_CSS = `
 
 export function createLinesView(root, options = {}) {
   const state = {
-    data: null, n: 0, canvasWidth: 0,
+    data: null, nQueries: 0, nKeys: 0, canvasWidth: 0,
     hoverQuery: null, hoverKey: null, focusQuery: null, pinned: null, frame: 0,
   };
   root.replaceChildren();
@@ -64,23 +64,24 @@ export function createLinesView(root, options = {}) {
   function update(data) {
     const previous = state.data;
     state.data = data;
-    const n = data.tokens.length;
-    if (!sameTokens(previous?.tokens, data.tokens)) {
-      state.n = n;
+    const shown = axes(data);
+    if (!sameAxes(previous, data)) {
+      state.nQueries = shown.queries.length;
+      state.nKeys = shown.keys.length;
       state.hoverQuery = state.hoverKey = state.focusQuery = null;
       if (state.pinned !== null) pin(null);
-      renderTokens(data);
+      renderTokens(shown);
     }
     renderHeads(data.heads);
-    layout(root.clientWidth, n);
+    layout(root.clientWidth, Math.max(state.nQueries, state.nKeys));
     const names = data.heads.map((h) => h + 1).join(', ');
     canvas.setAttribute('aria-label', `attention from each query to each key, head${data.heads.length > 1 ? 's' : ''} ${names}`);
     draw();
   }
 
-  function renderTokens({ tokens, unknown }) {
-    queries.replaceChildren(...tokens.map((t, i) => li(token('button', 'mh-lines-query', t, unknown[i], i))));
-    keys.replaceChildren(...tokens.map((t, i) => li(token('span', 'mh-lines-key', t, unknown[i], i))));
+  function renderTokens(shown) {
+    queries.replaceChildren(...shown.queries.map((t, i) => li(token('button', 'mh-lines-query', t, shown.queryUnknown[i], i))));
+    keys.replaceChildren(...shown.keys.map((t, i) => li(token('span', 'mh-lines-key', t, shown.keyUnknown[i], i))));
   }
 
   function token(tag, className, text, isUnknown, i) {
@@ -106,7 +107,7 @@ export function createLinesView(root, options = {}) {
     })));
   }
 
-  // Token columns take what they need up to ~30% each; the canvas gets the rest.
+  // Token columns take what they need up to ~30% each; the canvas gets the rest; n rows tall.
   function layout(width, n) {
     const col = Math.max(56, Math.min(150, Math.floor(width * 0.3)));
     state.canvasWidth = Math.max(40, Math.min(MAX_CANVAS, width - 2 * col));
@@ -130,11 +131,11 @@ export function createLinesView(root, options = {}) {
   function draw() {
     if (state.frame) cancelAnimationFrame(state.frame);
     state.frame = 0;
-    const { data, n, canvasWidth: w } = state;
+    const { data, nQueries, nKeys, canvasWidth: w } = state;
     const dpr = globalThis.devicePixelRatio || 1;
     const ctx = canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, n * ROW);
+    ctx.clearRect(0, 0, w, Math.max(nQueries, nKeys) * ROW);
     const focus = highlight();
     const inFocus = (i, j) => !focus || focus.query === i || focus.key === j;
     ctx.lineWidth = focus ? 2 : 1.5;
@@ -142,9 +143,9 @@ export function createLinesView(root, options = {}) {
     for (const head of data.heads) {
       const values = data.weights[head];
       const paths = new Array(LEVELS + 1).fill(null);
-      for (let i = 0; i < n; i++) {
-        for (let j = 0; j < n; j++) {
-          const v = values[i * n + j];
+      for (let i = 0; i < nQueries; i++) {
+        for (let j = 0; j < nKeys; j++) {
+          const v = values[i * nKeys + j];
           if (!(v > MIN_WEIGHT)) continue;
           const shown = inFocus(i, j);
           const level = Math.round(Math.min(1, shown ? v : v * FADE) * LEVELS);
@@ -202,7 +203,7 @@ export function createLinesView(root, options = {}) {
     const i = indexOf(e.target, '.mh-lines-query');
     if (i === null || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
     e.preventDefault();
-    const next = Math.max(0, Math.min(state.n - 1, i + (e.key === 'ArrowUp' ? -1 : 1)));
+    const next = Math.max(0, Math.min(state.nQueries - 1, i + (e.key === 'ArrowUp' ? -1 : 1)));
     queries.children[next].firstChild.focus();
   }
 

@@ -34,12 +34,12 @@ export class MatrixCanvas {
    * Draws a (rows × cols) row-major matrix on `scale`; `sizes` overrides the constructor's sizes;
    * `causal` hatches the masked cells above the diagonal.
    */
-  draw(values, rows, cols, scale, { causal = false, ...sizes } = {}) {
+  draw(values, rows, cols, scale, { causal = false, queryOffset = 0, ...sizes } = {}) {
     const { maxWidth, maxHeight, maxCell, square, numbers } = { ...this.options, ...sizes };
     let w = Math.min(maxCell, maxWidth / cols);
     let h = Math.min(maxCell, maxHeight / rows);
     if (square) w = h = Math.min(w, h);
-    Object.assign(this, { values, rows, cols, scale, cellWidth: w, cellHeight: h });
+    Object.assign(this, { values, rows, cols, scale, cellWidth: w, cellHeight: h, queryOffset });
     const dpr = globalThis.devicePixelRatio || 1;
     const cssWidth = w * cols, cssHeight = h * rows;
     for (const canvas of [this.base, this.overlay]) {
@@ -59,10 +59,11 @@ export class MatrixCanvas {
     this.mark({});
   }
 
-  // One staircase path over the cells (r, c > r), filled with a grey diagonal hatch: one fill at
-  // any size, so a 512-token matrix costs what a 5-token one does.
+  // The cells a causal mask hides, (r, c > queryOffset + r) (query r is at position queryOffset + r,
+  // key c at c), as one path of a rectangle per row, filled with a grey diagonal hatch: one fill at
+  // any size.
   #hatchMasked(ctx, dpr) {
-    const { rows, cols, cellWidth: w, cellHeight: h } = this;
+    const { rows, cols, cellWidth: w, cellHeight: h, queryOffset } = this;
     const tile = new OffscreenCanvas(6, 6);
     const t = tile.getContext('2d');
     t.strokeStyle = 'rgb(128 128 128 / 0.55)';
@@ -74,13 +75,10 @@ export class MatrixCanvas {
     ctx.save();
     ctx.scale(dpr, dpr);
     ctx.beginPath();
-    ctx.moveTo(w, 0);
-    for (let r = 0; r < Math.min(rows, cols - 1); r++) {
-      ctx.lineTo((r + 1) * w, (r + 1) * h);
-      ctx.lineTo((r + 2) * w, (r + 1) * h);
+    for (let r = 0; r < rows; r++) {
+      const first = Math.min(cols, queryOffset + r + 1);
+      if (first < cols) ctx.rect(first * w, r * h, (cols - first) * w, h);
     }
-    ctx.lineTo(cols * w, 0);
-    ctx.closePath();
     ctx.fillStyle = ctx.createPattern(tile, 'repeat');
     ctx.fill();
     ctx.restore();

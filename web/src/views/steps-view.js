@@ -6,7 +6,7 @@
 // W_q, W_k, W_v, W_o, and redraws everything on update() (sizes depend on root's width).
 import { createLegend, formatNumber, headColor, signedScale, weightScale } from './colormap.js';
 import { MatrixCanvas } from './matrix-canvas.js';
-import { el, tokenLabel } from './dom.js';
+import { axes, el, tokenLabel } from './dom.js';
 
 const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
 const HINT = 'Hover over a row of the output, or focus it and use the ↑ ↓ keys, to see what it comes from.';
@@ -18,9 +18,10 @@ const quoted = (text) => `“${text}”`;
 
 /** Cell and label sizes for the current width: every matrix shares one row height, so rows line up. */
 function layout(data, width) {
-  const n = data.tokens.length, big = data.numbers;
+  const { queries, keys } = axes(data);
+  const n = Math.max(queries.length, keys.length), big = data.numbers;
   const maxCell = big ? 34 : 14;
-  const longest = Math.max(1, ...data.tokens.map((t) => t.length));
+  const longest = Math.max(1, ...queries.map((t) => t.length), ...keys.map((t) => t.length));
   const labelW = Math.round(Math.min(big ? 90 : 72, Math.max(24, longest * 6.5 + 8)));
   const room = Math.max(60, width - labelW - 12);
   const rowH = Math.min(maxCell, (big ? maxCell * n : 240) / n);
@@ -32,16 +33,19 @@ function layout(data, width) {
     wide: Math.min(room, big ? Math.max(260, maxCell * data.dModel) : 260),
     narrow: Math.min(room, perHead),
     // Square cells when there is room; on a phone narrower, so A_i stays beside A_i·V_i.
-    square: big ? Math.min(room, maxCell * n) : Math.min(rowH * n, Math.max(60, room - perHead - 20)),
+    square: big ? Math.min(room, maxCell * keys.length) : Math.min(rowH * keys.length, Math.max(60, room - perHead - 20)),
   };
 }
 
 /** The one plain sentence of each step. */
-function sentences({ dModel, numHeads: H, dHead, inputLabel }) {
+function sentences({ dModel, numHeads: H, numKeyValueHeads: G = H, dHead, inputLabel }) {
+  const shared = G === H ? ', so every head gets its own queries Q, keys K and values V.'
+    : `: every head gets its own queries Q, but K and V have only ${G} ${G === 1 ? 'head' : 'heads'}, ` +
+      `each shared by ${H / G} query heads.`;
   return [
     `Each token becomes one row of ${dModel} numbers (${inputLabel}); stacked, the rows form X.`,
     `X is multiplied by three weight matrices and each result is split into ${H} ${H === 1 ? 'head' : 'heads'} ` +
-      `of ${dHead} columns, so every head gets its own queries Q, keys K and values V.`,
+      `of ${dHead} columns${shared}`,
     'Each head compares every query with every key, softmax turns each row of scores into weights that add up ' +
       'to 1, and those weights mix the rows of V into the head output.',
     H === 1
@@ -73,7 +77,7 @@ export function createStepsView(root, options = {}) {
     return box;
   }
 
-  /** Token names along the top of an n × n matrix, only when the columns are wide enough to read. */
+  /** Token names along the top of a matrix with a column per token, only when the columns are wide enough to read. */
   function colLabels(mc, tokens, unknown) {
     const w = mc.cellWidth;
     if (w < 11) return null;
@@ -89,9 +93,13 @@ export function createStepsView(root, options = {}) {
     return box;
   }
 
-  /** One captioned n-row heatmap. spec: kind, name, title, values, cols, scale, maxWidth, step, row/colLabels. */
+  /**
+   * One captioned heatmap with a row per query token, or per key token for K and V (spec.keyRows).
+   * spec: kind, name, title, values, cols, scale, maxWidth, step, keyRows, rowLabels, colLabels (the keys).
+   */
   function figure(spec) {
-    const { tokens, unknown } = state.data, n = tokens.length, s = state.sizes;
+    const { queries, queryUnknown, keys, keyUnknown } = axes(state.data), s = state.sizes;
+    const [tokens, unknown] = spec.keyRows ? [keys, keyUnknown] : [queries, queryUnknown], n = tokens.length;
     const fig = el('figure', `mh-fig mh-fig-${spec.kind}`);
     const caption = el('figcaption', '', `${spec.name} ${spec.title} `);
     caption.append(el('span', 'mh-shape', shapeText(n, spec.cols)));
@@ -99,7 +107,7 @@ export function createStepsView(root, options = {}) {
       maxCell: s.maxCell, numbers: state.data.numbers });
     mc.draw(spec.values, n, spec.cols, spec.scale, { maxWidth: spec.maxWidth, maxHeight: s.rowH * n });
     const body = el('div', 'mh-fig-body');
-    const top = spec.colLabels ? colLabels(mc, tokens, unknown) : null;
+    const top = spec.colLabels ? colLabels(mc, keys, keyUnknown) : null;
     if (top) body.append(top);
     if (spec.rowLabels) body.append(rowLabels(mc, tokens, unknown));
     body.append(mc.element);
@@ -111,10 +119,10 @@ export function createStepsView(root, options = {}) {
 
   function readCell(spec, mc, cell) {
     if (!cell) return;
-    const { tokens } = state.data, { row, col } = cell;
-    const colName = spec.kind === 'weights' ? `col ${col + 1} ${quoted(tokens[col])}` : `col ${col + 1}`;
+    const { queries, keys } = axes(state.data), { row, col } = cell;
+    const colName = spec.kind === 'weights' ? `col ${col + 1} ${quoted(keys[col])}` : `col ${col + 1}`;
     state.readouts[spec.step].textContent =
-      `${spec.name} row ${quoted(tokens[row])}, ${colName}: ${formatNumber(mc.valueAt(row, col))}`;
+      `${spec.name} row ${quoted((spec.keyRows ? keys : queries)[row])}, ${colName}: ${formatNumber(mc.valueAt(row, col))}`;
   }
 
   function heading(text) {
@@ -161,7 +169,9 @@ export function createStepsView(root, options = {}) {
   }
 
   function render() {
-    const d = state.data, s = state.sizes, H = d.numHeads, k = (h) => sub(h + 1);
+    const d = state.data, s = state.sizes, H = d.numHeads, k = (h) => sub(h + 1), nKeys = axes(d).keys.length;
+    // K and V are named by their key/value head: with fewer of them, several query heads share one.
+    const kvName = (h) => sub((d.kvHeads?.[h] ?? h) + 1);
     const scales = {
       input: signedScale(d.input), weights: weightScale(), output: signedScale(d.output),
       qkv: signedScale(...d.queries, ...d.keys, ...d.values), heads: signedScale(...d.headOutputs, d.concat),
@@ -172,17 +182,17 @@ export function createStepsView(root, options = {}) {
       scale: scales.input, maxWidth: s.wide, step: 0, rowLabels: true });
     const parts = [['q', 'Q', 'queries', d.queries], ['k', 'K', 'keys', d.keys], ['v', 'V', 'values', d.values]];
     const qkv = heads((h) => parts.map(([kind, letter, title, all]) => add(f[kind], {
-        kind, name: `${letter}${k(h)}`, title, values: all[h],
-        cols: d.dHead, scale: scales.qkv, maxWidth: s.narrow, step: 1, rowLabels: kind === 'q' })));
+        kind, name: `${letter}${kind === 'q' ? k(h) : kvName(h)}`, title, values: all[h], keyRows: kind !== 'q',
+        cols: d.dHead, scale: scales.qkv, maxWidth: s.narrow, step: 1, rowLabels: kind === 'q' || (kind === 'k' && d.keyTokens !== undefined) })));
     const attention = heads((h) => [
       add(f.weights, { kind: 'weights', name: `A${k(h)}`, title: 'weights', values: d.weights[h],
-        cols: d.tokens.length, scale: scales.weights, maxWidth: s.square, step: 2, rowLabels: true, colLabels: true }),
+        cols: nKeys, scale: scales.weights, maxWidth: s.square, step: 2, rowLabels: true, colLabels: true }),
       add(f.heads, { kind: 'head', name: `A${k(h)}V${k(h)}`, title: 'head output', values: d.headOutputs[h],
         cols: d.dHead, scale: scales.heads, maxWidth: s.narrow, step: 2 }),
     ]);
     const concatTitle = H === 1 ? '(the head output)' : `(heads 1–${H} side by side)`;
     f.concat = figure({ kind: 'concat', name: 'concat', title: concatTitle,
-      values: d.concat, cols: d.dModel, scale: scales.heads, maxWidth: s.wide, step: 3, rowLabels: true });
+      values: d.concat, cols: H * d.dHead, scale: scales.heads, maxWidth: s.wide, step: 3, rowLabels: true });
     f.output = figure({ kind: 'output', name: 'output', title: '(concat · Wₒ + bₒ)', values: d.output,
       cols: d.dModel, scale: scales.output, maxWidth: s.wide, step: 3, rowLabels: true });
     state.figures = f;
@@ -212,7 +222,7 @@ export function createStepsView(root, options = {}) {
     const f = state.figures, d = state.data, on = r !== null;
     const one = { rows: on ? [r] : [], dim: on };
     for (const e of [f.output, f.concat, ...f.heads, ...f.weights, ...f.q]) e.mc.mark(one);
-    const seen = on ? keysSeen(r) : [], all = seen.length === d.tokens.length;
+    const seen = on ? keysSeen(r) : [], all = seen.length === axes(d).keys.length;
     // Thin rows cannot be outlined one by one (the outlines would hide the values): K and V then stay
     // unmarked, and the caption alone says which of their rows take part.
     const kv = state.sizes.rowH >= MIN_ALL_ROWS_MARK ? { rows: seen, dim: !all } : {};
@@ -223,7 +233,7 @@ export function createStepsView(root, options = {}) {
 
   /** Key rows with a non-zero weight in some head: all of them, unless a mask hides later tokens. */
   function keysSeen(r) {
-    const n = state.data.tokens.length;
+    const n = axes(state.data).keys.length;
     return Array.from({ length: n }, (_, j) => j).filter((j) => state.data.weights.some((w) => w[r * n + j] > 0));
   }
 
