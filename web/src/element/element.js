@@ -65,7 +65,7 @@ export class MultiheadView extends HTMLElement {
 
   #state = {
     status: 'loading', // 'loading' | 'empty' | 'ready' | 'error'
-    result: null, // { key, source, tokens, unknown, layers, truncated, totalTokens, causal, run, traced } for the current sentence and model
+    result: null, // { key, source, tokens, unknown, layers, truncated, totalTokens, causal, closing, run, traced } for the current sentence and model
     shown: null, // { view, layer, heads }: what is on screen, as numbers from 0
     current: null, // { name, view }: the view object on screen
     asked: 0, // numbers every computation; an older one's answer is dropped
@@ -191,9 +191,9 @@ export class MultiheadView extends HTMLElement {
         return this.#fail(`sentence has ${sentence.length} characters; the element takes at most ${MAX_SENTENCE}`);
       }
       this.#show('loading', 'Loading the attention engine and the model…');
-      let result;
+      let model, result;
       try {
-        const model = await models.acquire(source, this);
+        model = await models.acquire(source, this);
         if (asked !== this.#state.asked) return;
         result = model.run(sentence);
       } catch (error) {
@@ -202,8 +202,9 @@ export class MultiheadView extends HTMLElement {
       }
       const { tokens, unknown, truncated, totalTokens } = result;
       const causal = Boolean(result.causal);
+      const closing = model.specialTokens.closing !== null; // a cut text keeps it
       // run: the engine's result, kept to compute the four-steps view's layer when it is shown.
-      this.#state.result = { key, source, tokens, unknown, truncated, totalTokens, causal, layers: attentionLayers(result), run: result, traced: null };
+      this.#state.result = { key, source, tokens, unknown, truncated, totalTokens, causal, closing, layers: attentionLayers(result), run: result, traced: null };
     }
     this.#draw();
   }

@@ -3,6 +3,12 @@ import { AttentionTrace, HeadWeights } from '../engine/trace.js';
 /** The architectures engine.loadModel() reads, by config.json's model_type. */
 export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2';
 
+/** A special token: its id, and its text as tokenizer.json spells it. */
+export interface SpecialToken {
+  readonly id: number;
+  readonly text: string;
+}
+
 /** A transformer in WASM memory. Made by engine.loadModel(); dispose() when done. */
 export class Model {
   private constructor();
@@ -21,11 +27,18 @@ export class Model {
    * 1024 for GPT-2; RoBERTa's 514 less the two its numbering skips).
    */
   readonly maxTokens: number;
+  /**
+   * The tokens with a job, from tokenizer.json: `mask`, the token a masked LM fills in ([MASK],
+   * <mask>; the special token spelled "mask" in brackets), and `closing`, the special token the
+   * tokenizer ends every text with ([SEP], </s>). Either is null when the tokenizer has none
+   * (GPT-2 has neither).
+   */
+  readonly specialTokens: { readonly mask: SpecialToken | null; readonly closing: SpecialToken | null };
   readonly disposed: boolean;
   /**
-   * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens (a masked LM
-   * keeps its closing special token); the result says so. Empty or whitespace-only text throws a
-   * RangeError.
+   * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens (keeping the
+   * closing special token, when the tokenizer has one); the result says so. Empty or
+   * whitespace-only text throws a RangeError.
    */
   run(text: string, options?: RunOptions): ModelResult;
   /** The tokenizer alone: the ids and token labels run() would get for `text`, before truncation. */

@@ -31,6 +31,8 @@ export class Model {
     this.numLayers = c.numLayers;
     this.numHeads = c.numHeads;
     this.maxTokens = c.maxPositions;
+    const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
+    this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
     Object.freeze(this);
   }
 
@@ -77,9 +79,9 @@ export class Model {
     const encoded = this.#tokenizer.encode(text);
     const total = encoded.ids.length;
     const keep = Math.min(total, this.maxTokens);
-    // A masked LM keeps its closing token (e.g. [SEP]) when truncating, as it was trained with it;
-    // a causal LM's text simply stops.
-    const closing = !this.causal && keep < total;
+    // A text that ends with its tokenizer's closing token (e.g. [SEP]) keeps it when truncated, as
+    // the model was trained with it; a text without one (GPT-2's) simply stops.
+    const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const ids = Int32Array.from(pick(encoded.ids));
     const weights = [];

@@ -29,6 +29,8 @@ class TextTokenizer {
   #unkId;
   #largest;
   #special; // ids of the added tokens marked special ([CLS], <|endoftext|>, [UNK]…)
+  maskToken; // { id, content } of the mask token ([MASK], <mask>), or null
+  closingToken; // { id, content } of the token the post-processor ends a text with ([SEP], </s>), or null
 
   constructor(Tokenizer, tokenizerJson, checked) {
     // The library reads a WordLevel model's unknown token from its second argument (the
@@ -42,8 +44,19 @@ class TextTokenizer {
     checkPatterns(checked.patterns);
     this.#largest = checked.largest;
     this.#unkId = this.#tokenizer.model.unk_token_id;
-    this.#special = new Set((tokenizerJson.added_tokens ?? []).filter((t) => t.special === true).map((t) => t.id));
+    const special = (tokenizerJson.added_tokens ?? []).filter((t) => t.special === true);
+    this.#special = new Set(special.map((t) => t.id));
     this.#spans = new TokenSpans(this.#tokenizer, tokenizerJson);
+    // tokenizer.json gives no token a role (tokenizer_config.json does, and multihead does not read
+    // it): the mask token is the special token spelled "mask" inside brackets, as every masked LM
+    // on the Hub spells it ([MASK], <mask>); the closing token is the special token the
+    // post-processor puts after a text ([SEP], </s>), if it puts one.
+    const mask = special.find((t) => /^\W{0,2}mask\W{0,2}$/i.test(t.content));
+    this.maskToken = mask ? { id: mask.id, content: mask.content } : null;
+    const probe = this.encode('a');
+    const last = probe.ids.length - 1;
+    this.closingToken = last > 0 && probe.spans[last] === null && this.#special.has(probe.ids[last])
+      ? { id: probe.ids[last], content: probe.tokens[last] } : null;
   }
 
   /** Throws if an id of the tokenizer is outside a vocabulary of `vocabSize` (config.json's). */

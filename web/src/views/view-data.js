@@ -100,11 +100,12 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
 }
 
 /**
- * What a truncated result ({ tokens, totalTokens, causal }) shows, as a note above the view: a
- * masked model's run keeps its closing token ([SEP], </s>), a causal model's text simply stops.
+ * What a truncated result ({ tokens, totalTokens, closing }) shows, as a note above the view: a
+ * run whose tokenizer ends texts with a closing token ([SEP], </s>; `closing` true) keeps it, a
+ * text without one simply stops.
  */
-export function truncationNote({ tokens, totalTokens, causal }) {
+export function truncationNote({ tokens, totalTokens, closing }) {
   const n = tokens.length;
-  const kept = causal ? `${n}` : `${n - 1} and the closing ${tokens[n - 1]}`;
+  const kept = closing ? `${n - 1} and the closing ${tokens[n - 1]}` : `${n}`;
   return `This text has ${totalTokens} tokens, more than the model's ${n}: only the first ${kept} are shown.`;
 }
