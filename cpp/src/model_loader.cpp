@@ -10,7 +10,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "float16.h"
 #include "json_limits.h"
 #include "multihead/parallel.h"
 

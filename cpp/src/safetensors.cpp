@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "float16.h"
 #include "json_limits.h"
 
 namespace multihead {

@@ -61,6 +61,32 @@ TEST(Safetensors, ConvertsF16AndBF16ToFloatIncludingSubnormalsAndInfinity) {
   EXPECT_EQ(file.read("b"), (std::vector<float>{1.0f, -3.0f}));
 }
 
+TEST(Safetensors, EveryF16AndBF16BitPatternWidensToTheValueItsFieldsDefine) {
+  // The definitions, from the fields: F16 is 1 sign, 5 exponent (bias 15) and 10 fraction bits,
+  // BF16 is 1 sign, 8 exponent (bias 127) and 7 fraction bits; exponent 0 is subnormal, all ones
+  // is infinity (fraction 0) or NaN.
+  const auto defined = [](uint32_t bits, int exponent_bits, int fraction_bits) -> double {
+    const int bias = (1 << (exponent_bits - 1)) - 1, top = (1 << exponent_bits) - 1;
+    const int sign = int(bits >> (exponent_bits + fraction_bits)) ? -1 : 1;
+    const int exponent = int(bits >> fraction_bits) & top;
+    const double fraction = double(bits & ((1u << fraction_bits) - 1)) / double(1u << fraction_bits);
+    if (exponent == top) return fraction == 0 ? sign * INFINITY : NAN;
+    if (exponent == 0) return sign * std::ldexp(fraction, 1 - bias);
+    return sign * std::ldexp(1 + fraction, exponent - bias);
+  };
+  int wrong = 0;
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const uint8_t le[2] = {uint8_t(bits), uint8_t(bits >> 8)};
+    for (const bool bfloat : {false, true}) {
+      const double want = bfloat ? defined(bits, 8, 7) : defined(bits, 5, 10);
+      const float got = decode_value(le, 2, bfloat);
+      const bool same = std::isnan(want) ? std::isnan(got) : double(got) == want && std::signbit(got) == std::signbit(want);
+      if (!same && ++wrong <= 5) ADD_FAILURE() << (bfloat ? "BF16 " : "F16 ") << std::hex << bits << ": " << got << " ≠ " << want;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
 TEST(Safetensors, MalformedFilesGetClearErrors) {
   expect_rejected({1, 2, 3}, "too short for the 8-byte header length");
   expect_rejected({255, 255, 0, 0, 0, 0, 0, 0, '{', '}'},

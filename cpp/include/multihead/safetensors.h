@@ -13,9 +13,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <Eigen/Core>  // Eigen::half, Eigen::bfloat16
 
 namespace multihead {
 
@@ -28,6 +31,18 @@ struct TensorInfo {
 
 // Bytes per value of a safetensors dtype, or 0 if `dtype` is not one.
 size_t dtype_bytes(const std::string& dtype);
+
+// One little-endian value of `width` bytes at p as float: F32 (4), or F16 or BF16 (2, `bfloat`),
+// which Eigen's half and bfloat16 widen exactly (every F16 and BF16 value is a float).
+inline float decode_value(const uint8_t* p, size_t width, bool bfloat) {
+  if (width == 4) {
+    float f;
+    std::memcpy(&f, p, 4);  // the file is little-endian, as are x86 and WASM
+    return f;
+  }
+  const uint16_t bits = uint16_t(p[0] | (p[1] << 8));
+  return bfloat ? float(Eigen::numext::bit_cast<Eigen::bfloat16>(bits)) : float(Eigen::numext::bit_cast<Eigen::half>(bits));
+}
 
 class SafetensorsHeader {
  public:
