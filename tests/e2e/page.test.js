@@ -224,13 +224,18 @@ test('the four steps show every matrix of a layer with its shape', async () => {
   await page.close();
 });
 
-test('the toy layer runs with the chosen d_model, heads, causal mask and seed, as the engine does', async () => {
-  const { page, problems } = await openPage();
+/** The page with a sentence typed and the toy layer chosen; `expected` is the engine's run of it. */
+async function openToy() {
+  const opened = await openPage();
   const text = 'The cat sat on the mat.';
   const expected = model.run(text);
-  const n = expected.tokens.length;
-  await typeSentence(page, text, expected.tokens);
-  await choose(page, 'a toy layer');
+  await typeSentence(opened.page, text, expected.tokens);
+  await choose(opened.page, 'a toy layer');
+  return { ...opened, expected, n: expected.tokens.length };
+}
+
+test('the toy layer runs with the chosen d_model, heads, causal mask and seed, as the engine does', async () => {
+  const { page, problems, expected, n } = await openToy();
   await page.selectOption('#toy-d', { value: '4' });
   await page.selectOption('#toy-heads', { value: '2' });
   await page.check('#toy-causal');
@@ -266,6 +271,36 @@ test('the toy layer runs with the chosen d_model, heads, causal mask and seed, a
   await expect(page.locator('#layer').inputValue()).resolves.toBe('1');
   expect(problems).toEqual([]);
   await page.close();
+});
+
+test('the toy layer shares key/value heads between query heads, as the engine does, and the link keeps how many', async () => {
+  const { page, problems, expected, n } = await openToy();
+  await page.selectOption('#toy-d', { value: '16' });
+  await page.selectOption('#toy-heads', { value: '4' });
+  // Only counts that divide the heads, and are fewer, are offered.
+  const offered = await page.locator('#toy-kv option').evaluateAll((options) => options.filter((o) => !o.disabled).map((o) => o.value));
+  expect(offered).toEqual(['same', '1', '2']);
+  await page.selectOption('#toy-kv', { value: '2' });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('kv') === '2' && document.body.dataset.state === 'ready');
+
+  await choose(page, 'Four steps');
+  const captions = await page.locator('.mh-steps .mh-fig-k figcaption').evaluateAll((c) => c.map((e) => e.firstChild.textContent.trim()));
+  expect(captions).toEqual(['K₁ keys', 'K₁ keys', 'K₂ keys', 'K₂ keys']);
+  await expect(page.locator('.mh-step-2 .mh-step-text').textContent()).resolves.toContain('K and V have only 2 heads, each shared by 2 query heads');
+  await choose(page, 'One head');
+  await page.selectOption('#head', { value: '3' });
+  const weights = toyWeights(expected, { dModel: 16, numHeads: 4, numKeyValueHeads: 2, causal: false, seed: 1 }, 3);
+  for (const [row, col] of [[1, 2], [n - 1, 0]]) {
+    expect(await hoverCell(page, n, row, col)).toBe(`${expected.tokens[row]} → ${expected.tokens[col]}: ${weights[row * n + col].toFixed(3)}`);
+  }
+  // The link opens the same layer; one key/value head per head leaves kv out of it.
+  const link = await page.evaluate(() => location.href);
+  const opened = await openWhen(browser, link, () => document.body.dataset.state === 'ready');
+  await expect(opened.page.locator('#toy-kv').inputValue()).resolves.toBe('2');
+  await opened.page.selectOption('#toy-kv', { value: 'same' });
+  await opened.page.waitForFunction(() => !location.hash.includes('kv=') && document.body.dataset.state === 'ready');
+  expect([...problems, ...opened.problems]).toEqual([]);
+  await Promise.all([page.close(), opened.page.close()]);
 });
 
 test('bad input: empty text, text over the limit, HTML, emoji and non-Latin text', async () => {

@@ -1,5 +1,5 @@
 // The page's defence against a run that never ends. First the time limit itself
-// (web/demo/limited-worker.js) around a worker whose tokenizer.json really hangs, with a limit
+// (web/demo/worker/limited-worker.js) around a worker whose tokenizer.json really hangs, with a limit
 // of one second set by its test page; then the page as built, whose worker script is served with
 // a line that hangs it on one sentence (a stand-in for a hostile tokenizer the page cannot load
 // today): the page's own 10 s limit stops it and says why, and Cancel, by mouse or keyboard, stops

@@ -1,7 +1,8 @@
 // The page's state in its URL, after the #, so a link or an iframe opens one precise view:
 // #sentence=The+cat+sat.&view=head&layer=2&head=3 (layer and head counted from 1, as on the page;
 // head=all for every head in the lines view). In the toy mode the toy layer's settings follow:
-// &mode=toy&d=16&heads=4&causal=1&seed=7. The grid of every layer is layer=all. A Hub model is
+// &mode=toy&d=16&heads=4&causal=1&seed=7, and &kv=2 when its 4 query heads share 2 key/value heads
+// (left out: one each). The grid of every layer is layer=all. A Hub model is
 // &model=gpt2 (or owner/name; model=default and model=causal are the built-in models, whose names
 // win over Hub ids of the same spelling, as in the element's model attribute): only a valid Hub id is
 // read, so a link can name a model but never a URL to fetch. Heads switched off are
@@ -71,9 +72,10 @@ function ablatedHeads(text) {
 function toySettings(params) {
   const toy = {};
   const whole = (name) => (/^[0-9]{1,10}$/.test(params.get(name) ?? '') ? Number(params.get(name)) : null);
-  const [dModel, numHeads, seed] = [whole('d'), whole('heads'), whole('seed')];
+  const [dModel, numHeads, kv, seed] = [whole('d'), whole('heads'), whole('kv'), whole('seed')];
   if (dModel !== null) toy.dModel = dModel;
   if (numHeads !== null) toy.numHeads = numHeads;
+  if (kv !== null) toy.numKeyValueHeads = kv;
   if (seed !== null && seed <= 0xffffffff) toy.seed = seed;
   if (['0', '1'].includes(params.get('causal'))) toy.causal = params.get('causal') === '1';
   return toy;
@@ -104,6 +106,7 @@ export function urlHash({ sentence, view, mode, layer, head, toy, model, ablate 
   if (mode === 'toy') {
     params.set('d', String(toy.dModel));
     params.set('heads', String(toy.numHeads));
+    if ((toy.numKeyValueHeads ?? toy.numHeads) !== toy.numHeads) params.set('kv', String(toy.numKeyValueHeads));
     params.set('causal', toy.causal ? '1' : '0');
     params.set('seed', String(toy.seed));
   }

@@ -1,6 +1,6 @@
-// The head-role table's files (web/demo/role-files.js): CSV that a spreadsheet reads back cell for
+// The head-role table's files (web/demo/ui/role-files.js): CSV that a spreadsheet reads back cell for
 // cell (RFC 4180 quoting, CRLF, no formulas), and JSON that parses back to the table, counted from 1.
-import { rolesCsv, rolesJson } from '../../../web/demo/role-files.js';
+import { rolesCsv, rolesJson } from '../../../web/demo/ui/role-files.js';
 
 const ROWS = [
   { layer: 0, head: 0, scores: { previous: 0.98765, induction: null }, top: { role: 'previous', score: 0.98765 } },

@@ -2,7 +2,7 @@
 // on), whether they give zero or their mean, and a strip per layer showing how far that layer's
 // output moved from the run with every head on: 1 − cosine similarity, averaged over tokens. It
 // draws what main.js gives it and reports clicks.
-import { el } from '../src/views/dom.js';
+import { el } from '../../src/views/dom.js';
 
 /**
  * Builds the panel in `root` (index.html's #ablation). `onToggleHead(layer, head)` switches a

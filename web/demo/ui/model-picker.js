@@ -4,9 +4,10 @@
 // with a Delete button each. It loads nothing itself: it hands a choice to onLoad and shows what
 // main.js tells it. Every text it shows goes in as textContent: ids, file names and messages may
 // come from a URL or from a server.
-import { DEFAULT_HUB_URL, hubBase, parseHubId } from '../src/loading/hub.js';
-import { deleteCachedModel, listCachedModels } from '../src/loading/cache.js';
+import { DEFAULT_HUB_URL, hubBase, parseHubId } from '../../src/loading/hub.js';
+import { deleteCachedModel, listCachedModels } from '../../src/loading/cache.js';
 import { filesOfDirectoryHandle, filesOfDrop, modelFilesFrom } from './model-files.js';
+import { builtinModel } from '../state/model-choice.js';
 
 /** The Hub models the page offers by name, with the size of their model.safetensors. */
 export const PRESETS = [
@@ -18,23 +19,6 @@ export const PRESETS = [
 ];
 const OTHER = 'other';
 const BUILTIN = 'builtin:'; // the select's value for a built-in model is 'builtin:' + its name
-
-/** The models inside the package, by the name loadModel's { builtin } takes, as sentences name them. */
-export const BUILTIN_NAMES = { default: 'the built-in BERT', causal: 'the built-in GPT' };
-
-/**
- * A choice of model: { kind: 'builtin', id: 'default' | 'causal' } | { kind: 'hub', id } |
- * { kind: 'local', files, name }.
- */
-export const builtinModel = (id) => Object.freeze({ kind: 'builtin', id });
-export const BUILTIN_MODEL = builtinModel('default');
-
-/** How a choice is named in sentences. */
-export function modelName(choice) {
-  if (choice.kind === 'hub') return choice.id;
-  if (choice.kind === 'local') return choice.name ? `the model folder "${choice.name}"` : 'the model files you dropped';
-  return BUILTIN_NAMES[choice.id];
-}
 
 const mb = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1);
 

@@ -1,31 +1,16 @@
+// @ts-check
 // The page's Web Worker: it owns the engine, the model on screen, a model being loaded and the
 // toy layer, so downloading, tokenizing and computing never block typing. It draws nothing; the
-// page decides what to ask and when.
-// - { type: 'start', source, hubUrl } (first message): loads the engine and that model (the
-//   built-in one when source is null, or when that model can no longer load), then posts
-//   { type: 'ready', info }.
-// - { type: 'load', loadId, source, hubUrl } loads another model while the current one keeps
-//   answering, posting { type: 'progress', loadId, file, loaded, total } as bytes arrive, then
-//   { type: 'loaded', loadId, info } (the old model is freed) or { type: 'load-failed', loadId,
-//   message, aborted }. { type: 'cancel-load', loadId } aborts it.
-// - { id, text, toy, weights, trace, at } runs the text (the last run is kept, so asking for
-//   another layer's trace or another position's predictions does not run the model again) and
-//   answers with what was asked: every layer's attention weights, one layer's full trace (one
-//   layer only: at 512 tokens a BERT-base's twelve full traces would be hundreds of megabytes),
-//   and the LM head's predictions. Arrays are moved to the page, not copied. With `ablate` (heads
-//   as { layer, head }) and `ablation` ('zero' | 'mean') the run switches those heads off; the
-//   answer then also holds `changes`, how far each layer's output moved from the run with every
-//   head on, and each prediction's probability in that run (`before`). `roles: true` adds
-//   headRoles() of the run.
-// - { type: 'measure-roles', measureId } measures every head over the probe set
-//   (measureHeadRoles), posting { type: 'roles-progress', measureId, done, total }, then
-//   { type: 'roles-measured', measureId, measured } or { type: 'roles-failed', measureId,
-//   message, aborted }. { type: 'cancel-measure', measureId } stops it. Runs asked meanwhile are
-//   answered between its steps.
-import { loadEngine } from '../src/index.js';
-import { headRoles } from '../src/analysis/head-roles.js';
-import { measureHeadRoles } from '../src/analysis/measure-roles.js';
-import { attentionLayers, layerMatrices, tracedLayer } from '../src/views/view-data.js';
+// page (session.js) decides what to ask and when. The messages both ways are typed in
+// messages.js: Start, Load and CancelLoad, a RunRequest (answered by a RunAnswer or RunError;
+// the last run is kept, so another layer's trace or another position's predictions do not run
+// the model again), MeasureRoles and CancelMeasure (runs asked meanwhile are answered between
+// its steps). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
+// sent at a time: at 512 tokens a BERT-base's twelve would be hundreds of megabytes.
+import { loadEngine } from '../../src/index.js';
+import { headRoles } from '../../src/analysis/head-roles.js';
+import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
+import { attentionLayers, layerMatrices, tracedLayer } from '../../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands
 const MAX_PREDICTED = 32; // [MASK] positions predicted per run: each costs a vocabulary-sized product
@@ -44,6 +29,8 @@ const state = {
 
 let started = null; // Promise: the engine and the first model are loaded
 
+/** @param {{ data: import('./messages.js').Start | import('./messages.js').Load | import('./messages.js').CancelLoad |
+ *   import('./messages.js').RunRequest | import('./messages.js').MeasureRoles | import('./messages.js').CancelMeasure }} event */
 self.onmessage = async ({ data }) => {
   if (data.type === 'start') {
     started ??= start(data);
@@ -63,6 +50,7 @@ self.onmessage = async ({ data }) => {
   answer(data);
 };
 
+/** @param {import('./messages.js').Start} start */
 async function start({ source, hubUrl }) {
   try {
     state.engine = await loadEngine();
@@ -80,15 +68,19 @@ async function start({ source, hubUrl }) {
   }
 }
 
-/** What the page shows of a model: its sizes and kind, and the engine build. */
+/**
+ * What the page shows of a model: its sizes and kind, its special tokens, and the engine build.
+ * @returns {import('./messages.js').ModelInfo}
+ */
 function info(model) {
-  const { architecture = 'bert', causal = false, hasLmHead = false, dModel, numLayers, numHeads, maxTokens, vocabSize } = model;
+  const { architecture, causal, hasLmHead, dModel, numLayers, numHeads, maxTokens, vocabSize, specialTokens } = model;
   return {
     simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, maxTokens, vocabSize,
-    fallback: state.fallback,
+    maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null, fallback: state.fallback,
   };
 }
 
+/** @param {import('./messages.js').Load} load */
 async function load({ loadId, source, hubUrl }) {
   state.loading?.controller.abort(); // the page asks for one load at a time; a newer one wins
   const controller = new AbortController();
@@ -122,6 +114,7 @@ async function load({ loadId, source, hubUrl }) {
   }
 }
 
+/** @param {import('./messages.js').RunRequest} data */
 function answer(data) {
   try {
     const start = performance.now();
@@ -138,10 +131,11 @@ function answer(data) {
     }
     const { result, base } = state.last;
     const { tokens, unknown, truncated, totalTokens } = result;
+    /** @type {import('./messages.js').RunAnswer} */
     const message = {
       type: 'result', id: data.id, tokens, unknown, truncated, totalTokens,
       causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false,
-      ablated: result.ablated ?? [], ablation: result.ablation ?? null,
+      ablated: result.ablated ?? [], ablation: result.ablation ?? null, ms: 0,
     };
     if (data.toy) {
       message.trace = { layer: 0, ...toyLayer(result.layerInput(0), tokens.length, data.toy) };
@@ -152,15 +146,17 @@ function answer(data) {
         if (base) message.changes = layerChanges(base, result);
       }
       if (Number.isInteger(data.trace)) {
-        const layer = Math.min(data.trace, result.layers - 1);
+        const layer = Math.min(data.trace, result.numLayers - 1);
         message.trace = { layer, ...tracedLayer(result, layer) };
       }
       if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at, base);
     }
     message.ms = performance.now() - start;
-    self.postMessage(message, transferable(message));
+    self.postMessage(message, { transfer: transferable(message) });
   } catch (error) {
-    self.postMessage({ type: 'error', id: data.id, message: error.message });
+    /** @type {import('./messages.js').RunError} */
+    const failed = { type: 'error', id: data.id, message: error.message };
+    self.postMessage(failed);
   }
 }
 
@@ -168,6 +164,7 @@ function answer(data) {
  * Measures every head of the model on screen over the probe set, once at a time: a newer request
  * stops the older one.
  */
+/** @param {import('./messages.js').MeasureRoles} measure */
 async function measure({ measureId }) {
   state.measuring?.controller.abort();
   const controller = new AbortController();
@@ -180,7 +177,7 @@ async function measure({ measureId }) {
     self.postMessage({ type: 'roles-progress', measureId, done, total });
   };
   try {
-    state.probes ??= fetch(new URL('../probes/syntax.json', import.meta.url)).then((response) => {
+    state.probes ??= fetch(new URL('../../probes/syntax.json', import.meta.url)).then((response) => {
       if (!response.ok) throw new Error(`the probe set could not be fetched (HTTP ${response.status})`);
       return response.json();
     });
@@ -206,8 +203,8 @@ async function measure({ measureId }) {
  */
 function layerChanges(base, result) {
   const n = result.tokens.length, d = result.dModel;
-  const output = (r, l) => (l + 1 < r.layers ? r.layerInput(l + 1) : r.hidden);
-  return Array.from({ length: result.layers }, (_, l) => {
+  const output = (r, l) => (l + 1 < r.numLayers ? r.layerInput(l + 1) : r.hidden);
+  return Array.from({ length: result.numLayers }, (_, l) => {
     const a = output(base, l), b = output(result, l);
     let total = 0;
     for (let i = 0; i < n; i++) {
@@ -237,7 +234,8 @@ function predictions(result, causal, at, base = null) {
     positions = [n - 1];
     if (Number.isInteger(at) && at >= 0 && at < n - 1) positions.unshift(at);
   } else {
-    positions = result.tokens.flatMap((token, i) => (isMask(token) ? [i] : [])).slice(0, MAX_PREDICTED);
+    const mask = state.model.specialTokens.mask?.id;
+    positions = [...result.ids].flatMap((id, i) => (id === mask ? [i] : [])).slice(0, MAX_PREDICTED);
   }
   if (!base) return positions.map((position) => ({ position, top: result.predictions(position, TOP_K) }));
   return positions.map((position) => {
@@ -261,22 +259,16 @@ function softmax(logits) {
   return p;
 }
 
-/** A token label (the text as typed) that is a masked-LM's mask token. */
-function isMask(token) {
-  const text = token.trim();
-  return text === '[MASK]' || text === '<mask>';
-}
-
 /**
  * The toy layer: a seeded random attention layer of the user's size, reading the first dModel
  * features of each token's embedding (the model's layer-1 input), so its rows are the sentence.
  */
-function toyLayer(embeddings, n, { dModel, numHeads, causal, seed }) {
+function toyLayer(embeddings, n, { dModel, numHeads, numKeyValueHeads, causal, seed }) {
   const width = state.model.dModel;
   if (dModel > width) throw new RangeError(`the toy layer's d_model must be at most ${width}, got ${dModel}`);
-  const key = `${dModel}/${numHeads}/${causal}/${seed}`;
+  const key = `${dModel}/${numHeads}/${numKeyValueHeads}/${causal}/${seed}`;
   if (state.toy?.key !== key) {
-    const attention = state.engine.createAttention({ dModel, numHeads, causal, seed });
+    const attention = state.engine.createAttention({ dModel, numHeads, numKeyValueHeads, causal, seed });
     state.toy?.attention.dispose();
     state.toy = { key, attention };
   }
@@ -286,6 +278,7 @@ function toyLayer(embeddings, n, { dModel, numHeads, causal, seed }) {
 }
 
 /** Every ArrayBuffer of an answer, once each (a buffer listed twice cannot be transferred). */
+/** @param {{ layers?: { weights: Float32Array[] }[], trace?: any }} answer */
 function transferable({ layers = [], trace }) {
   const arrays = layers.flatMap((l) => l.weights);
   if (trace) {

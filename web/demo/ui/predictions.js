@@ -1,13 +1,11 @@
-// The page's predictions panel: what a masked-LM model would put at each [MASK] / <mask> the user
-// typed, or the tokens a causal model expects after the last token and after the one the user
-// points at or chose. It draws the worker's { position, top: [{ token, id, probability }] } lists, and says
-// (with heads switched off, each token also has `before`, its probability with every head on,
-// shown as before → after, and `now` lists what the model puts first now), and says
-// what to type when there is nothing to predict. Token text goes in as textContent only: a
-// vocabulary is untrusted and may hold "<img onerror=…>" as a token.
-import { el } from '../src/views/dom.js';
-
-const MASK = { bert: '[MASK]', distilbert: '[MASK]', roberta: '<mask>' };
+// The page's predictions panel: what a masked LM would put at each of its mask tokens ([MASK],
+// <mask>: the one its tokenizer has) in the sentence, or the tokens a causal model expects after
+// the last token and after the one the reader points at or chose. It draws the worker's
+// { position, top: [{ token, id, probability }] } lists (with heads switched off, each token also
+// has `before`, its probability with every head on, shown as before → after, and `now` lists what
+// the model puts first now), and says what to type when there is nothing to predict. Token text
+// goes in as textContent only: a vocabulary is untrusted and may hold "<img onerror=…>" as a token.
+import { el } from '../../src/views/dom.js';
 
 /**
  * Draws the panel into `root` (hidden when the model has no LM head). `info` is the model's info
@@ -22,7 +20,7 @@ export function renderPredictions(root, info, result) {
     `${off ? ': with every head on → with the heads switched off' : ''}`);
   const parts = [heading];
   if (!info.causal && lists.length === 0) {
-    const mask = MASK[info.architecture] ?? '[MASK]';
+    const mask = info.maskToken ?? '[MASK]';
     parts.push(el('p', 'predictions-hint', `Type ${mask} in the sentence, for example “The capital of France is ${mask}.”, ` +
       'to see the words this model would put there.'));
   }

@@ -5,8 +5,8 @@
 // lists each syntactic relation's best head beside the best fixed-offset baseline. It draws what
 // main.js gives it and reports clicks; it computes nothing and keeps only the table's sort order.
 // Token and role names reach the page as text only.
-import { ROLES } from '../src/analysis/head-roles.js';
-import { el } from '../src/views/dom.js';
+import { ROLES } from '../../src/analysis/head-roles.js';
+import { el } from '../../src/views/dom.js';
 
 const DIGITS = 3;
 

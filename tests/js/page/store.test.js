@@ -1,0 +1,298 @@
+// The page's state in Node, without a DOM or a worker: the store's reducers driven by the actions
+// the page dispatches, and needed(), the pure rule for which run the session asks for. The cases
+// that were bugs in the page before it had a store are here by name.
+import { createStore } from '../../../web/demo/state/store.js';
+import { fitToy, settings, shownHead, shownLayer } from '../../../web/demo/state/settings.js';
+import { ui } from '../../../web/demo/state/ui.js';
+import { inputsKey, modelToLoad, needed } from '../../../web/demo/state/needed.js';
+import { pageStatus } from '../../../web/demo/state/status.js';
+import { merged, result, session } from '../../../web/demo/session.js';
+import { linkState } from '../../../web/demo/url-sync.js';
+import { readUrlState, urlHash } from '../../../web/demo/url-state.js';
+
+const BERT = { numLayers: 4, numHeads: 4, dModel: 64, causal: false, hasLmHead: true, maxTokens: 128, simd: true, threads: 2, fallback: '' };
+const GPT = { ...BERT, numLayers: 2, causal: true };
+
+/** A store as the page starts it, its worker ready with `info`, the sentence `sentence`. */
+function page({ sentence = 'The cat sat.', hash = '', info = BERT } = {}) {
+  const store = createStore({ settings, session, result, ui });
+  store.dispatch({ type: 'start', sentence, url: readUrlState(hash) });
+  if (info) store.dispatch({ type: 'ready', info });
+  return store;
+}
+
+/** What the worker would answer to `asked`: tokens from the text's words, weights per layer if asked. */
+function answer(asked, { layers = 4, ms = 5 } = {}) {
+  const tokens = asked.text.trim().split(/\s+/);
+  const n = tokens.length;
+  return {
+    type: 'result', id: 1, tokens, unknown: tokens.map(() => false), truncated: false, totalTokens: n, causal: false, hasLmHead: true,
+    ablated: asked.ablate ?? [], ablation: null, ms,
+    ...(asked.weights ? { layers: Array.from({ length: layers }, () => ({ numHeads: 4, weights: [new Float32Array(n * n)] })) } : {}),
+    ...(asked.trace !== null ? { trace: { layer: asked.trace, numHeads: 4, weights: [] } } : {}),
+  };
+}
+
+/** Sends what the page needs, as the session does: returns the request. */
+function send(store) {
+  const asked = needed(store.state);
+  store.dispatch({ type: 'sent', id: 1, asked });
+  return asked;
+}
+
+describe('the store', () => {
+  test('listeners run once after a burst of dispatches, with the state as it is then; an action that changes nothing notifies nobody', async () => {
+    const store = page();
+    await Promise.resolve();
+    const seen = [];
+    store.subscribe((state) => seen.push(state.settings.sentence));
+    store.dispatch({ type: 'sentence', text: 'a' });
+    store.dispatch({ type: 'sentence', text: 'ab' });
+    await Promise.resolve();
+    expect(seen).toEqual(['ab']);
+    store.dispatch({ type: 'sentence', text: 'ab' });
+    store.dispatch({ type: 'no such action' });
+    await Promise.resolve();
+    expect(seen).toEqual(['ab']);
+  });
+
+  test('every slice is frozen: only its reducer makes a new one', () => {
+    const state = page().state;
+    for (const slice of ['settings', 'session', 'result', 'ui']) expect(Object.isFrozen(state[slice])).toBe(true);
+    expect(Object.isFrozen(state)).toBe(true);
+  });
+});
+
+describe('needed(): what the page asks the worker for', () => {
+  test('nothing before the worker is ready, nor for an empty sentence', () => {
+    expect(needed(page({ info: null }).state)).toBeNull();
+    expect(needed(page({ sentence: '  \n' }).state)).toBeNull();
+    expect(pageStatus(page({ sentence: '' }).state).phase).toBe('empty');
+  });
+
+  test('new inputs ask for every layer\'s weights; the answer holds all the grid needs', () => {
+    const store = page();
+    const asked = send(store);
+    expect(asked).toMatchObject({ text: 'The cat sat.', weights: true, trace: null, toy: null, roles: true, ablate: [] });
+    expect(pageStatus(store.state).phase).toBe('busy');
+    store.dispatch({ type: 'answered', asked, answer: answer(asked) });
+    expect(needed(store.state)).toBeNull();
+    expect(pageStatus(store.state)).toEqual({ phase: 'ready', text: '3 tokens, computed in 5.0 ms.' });
+  });
+
+  test('the four-steps view asks for its layer\'s trace only, and again for another layer', () => {
+    const store = page();
+    const first = send(store);
+    store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
+    store.dispatch({ type: 'view', value: 'steps' });
+    const trace = needed(store.state);
+    expect(trace).toMatchObject({ weights: false, trace: 1 });
+    store.dispatch({ type: 'sent', id: 2, asked: trace });
+    store.dispatch({ type: 'answered', asked: trace, answer: answer(trace) });
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'layer', value: 3 });
+    expect(needed(store.state)).toMatchObject({ weights: false, trace: 3 });
+    // A layer the model lacks is its last: the trace asked is the one shown.
+    store.dispatch({ type: 'layer', value: 9 });
+    expect([shownLayer(store.state), needed(store.state).trace]).toEqual([3, 3]);
+  });
+
+  test('a letter typed and deleted while a run was in flight: the old result stands and the page is ready again', () => {
+    const store = page({ sentence: 'The cat sat' });
+    const first = send(store);
+    store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
+    store.dispatch({ type: 'sentence', text: 'The cat sat.' });
+    const typed = send(store);
+    store.dispatch({ type: 'sentence', text: 'The cat sat' }); // deleted while it runs
+    expect(needed(store.state)).toBeNull(); // the result on screen is for these inputs
+    expect(pageStatus(store.state).phase).toBe('busy'); // until the run in flight settles
+    store.dispatch({ type: 'answered', asked: typed, answer: answer(typed) });
+    expect(store.state.result.run.key).toBe(first.key); // the answer for "The cat sat." was dropped
+    expect(store.state.result.run.tokens).toEqual(['The', 'cat', 'sat']);
+    expect(needed(store.state)).toBeNull();
+    expect(pageStatus(store.state)).toEqual({ phase: 'ready', text: '3 tokens, computed in 5.0 ms.' });
+  });
+
+  test('an answer for older inputs is dropped, and the newest inputs are what is asked next', () => {
+    const store = page({ sentence: 'a' });
+    const first = send(store);
+    store.dispatch({ type: 'sentence', text: 'a b' });
+    store.dispatch({ type: 'sentence', text: 'a b c' });
+    store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
+    expect(store.state.result.run).toBeNull();
+    expect(needed(store.state)).toMatchObject({ text: 'a b c', weights: true });
+  });
+
+  test('inputs that were stopped or failed are not asked again until the reader types', () => {
+    const store = page({ sentence: 'aaaa!' });
+    const asked = send(store);
+    store.dispatch({ type: 'stopped', asked, reason: 'time', ms: 1000, limit: 1000 });
+    expect(needed(store.state)).toBeNull();
+    expect(pageStatus(store.state)).toMatchObject({ phase: 'error', text: expect.stringMatching(/^Stopped after 1\.0 s: tokenizing this text took too long/) });
+    store.dispatch({ type: 'view', value: 'head' }); // another view is no reason to try again
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'sentence', text: 'aaaa!' }); // typing the same text again is
+    expect(needed(store.state)).toMatchObject({ text: 'aaaa!' });
+    store.dispatch({ type: 'stopped', asked: send(store), reason: 'time', ms: 1000, limit: 1000 });
+    store.dispatch({ type: 'sentence', text: 'aaaa' });
+    const next = send(store);
+    expect(next.text).toBe('aaaa');
+    store.dispatch({ type: 'answered', asked: next, answer: { type: 'error', id: 1, message: 'no' } });
+    expect(needed(store.state)).toBeNull();
+    expect(pageStatus(store.state)).toEqual({ phase: 'error', text: 'That sentence could not be run: no' });
+    store.dispatch({ type: 'sentence', text: 'aaaa b' });
+    expect(needed(store.state)).not.toBeNull();
+    // Once other inputs have run, the ones that stopped may be typed and run again.
+    send(store);
+    store.dispatch({ type: 'sentence', text: 'aaaa!' });
+    expect(needed(store.state)).toMatchObject({ text: 'aaaa!' });
+  });
+
+  test('a cancelled run says so, and a stop for inputs since changed is not shown', () => {
+    const store = page();
+    const asked = send(store);
+    store.dispatch({ type: 'stopped', asked, reason: 'cancel', ms: 2500, limit: 10000 });
+    expect(pageStatus(store.state)).toMatchObject({ phase: 'cancelled', text: expect.stringMatching(/^Cancelled after 2\.5 s/) });
+    const other = page();
+    const old = send(other);
+    other.dispatch({ type: 'sentence', text: 'Another one.' });
+    other.dispatch({ type: 'stopped', asked: old, reason: 'cancel', ms: 10, limit: 10000 });
+    expect(needed(other.state)).toMatchObject({ text: 'Another one.' });
+  });
+
+  test('a causal model asks for the predictions after the token pointed at, then after the focused one, then the chosen one', () => {
+    const store = page({ sentence: 'Henry met William and Henry met', info: GPT });
+    const first = send(store);
+    store.dispatch({ type: 'answered', asked: first, answer: { ...answer(first, { layers: 2 }), causal: true, predictions: [{ position: 5, top: [] }] } });
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'choose-token', index: 1 });
+    store.dispatch({ type: 'focus-token', index: 2 });
+    store.dispatch({ type: 'point', index: 3 });
+    expect(needed(store.state)).toMatchObject({ weights: false, at: 3 });
+    store.dispatch({ type: 'point', index: null });
+    expect(needed(store.state)).toMatchObject({ at: 2 });
+    store.dispatch({ type: 'focus-token', index: null });
+    const at = needed(store.state);
+    expect(at).toMatchObject({ at: 1 });
+    store.dispatch({ type: 'sent', id: 2, asked: at });
+    store.dispatch({ type: 'answered', asked: at, answer: { ...answer(at), causal: true, predictions: [{ position: 1, top: [] }, { position: 5, top: [] }] } });
+    expect(needed(store.state)).toBeNull();
+    // Pointing back at a token already predicted asks for nothing.
+    store.dispatch({ type: 'point', index: 1 });
+    expect(needed(store.state)).toBeNull();
+  });
+
+  test('the toy layer asks once for its trace, with its key/value heads, and again when its sizes change', () => {
+    const store = page({ hash: '#mode=toy&d=16&heads=4&kv=2&seed=3' });
+    const asked = needed(store.state);
+    expect(asked).toMatchObject({ toy: { dModel: 16, numHeads: 4, numKeyValueHeads: 2, causal: false, seed: 3 }, trace: 0, weights: false });
+    store.dispatch({ type: 'sent', id: 1, asked });
+    store.dispatch({ type: 'answered', asked, answer: answer(asked) });
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'toy', toy: { ...store.state.settings.toy, numKeyValueHeads: null } });
+    expect(needed(store.state).toy.numKeyValueHeads).toBe(4);
+  });
+
+  test('switching heads off is new inputs; a new model is too, and its result starts afresh', () => {
+    const store = page();
+    const before = inputsKey(store.state);
+    store.dispatch({ type: 'toggle-head', layer: 1, head: 2 });
+    expect(inputsKey(store.state)).not.toBe(before);
+    expect(needed(store.state)).toMatchObject({ ablate: [{ layer: 1, head: 2 }], ablation: 'zero' });
+    const asked = send(store);
+    store.dispatch({ type: 'answered', asked, answer: answer(asked) });
+    store.dispatch({ type: 'load-started', loadId: 1, choice: { kind: 'hub', id: 'gpt2' }, started: 0 });
+    store.dispatch({ type: 'loaded', loadId: 1, choice: { kind: 'hub', id: 'gpt2' }, info: GPT, ms: 10 });
+    expect(store.state.result.run).toBeNull();
+    expect(needed(store.state)).toMatchObject({ weights: true });
+  });
+});
+
+describe('the model asked for and the model on screen', () => {
+  test('a model picked is loaded once; a failed load puts the one on screen back in the settings, and so in the link', () => {
+    const store = page();
+    expect(modelToLoad(store.state)).toBeNull();
+    const gpt2 = { kind: 'hub', id: 'gpt2' };
+    store.dispatch({ type: 'toggle-head', layer: 0, head: 0 });
+    store.dispatch({ type: 'pick-model', choice: gpt2 });
+    expect(store.state.settings.ablate).toEqual([]); // a model picked starts with every head on
+    expect(modelToLoad(store.state)).toBe(gpt2);
+    store.dispatch({ type: 'load-started', loadId: 1, choice: gpt2, started: 0 });
+    expect(modelToLoad(store.state)).toBeNull();
+    expect(readUrlState(urlHash(linkState(store.state))).model).toEqual(gpt2); // the link names the model loading
+    store.dispatch({ type: 'load-failed', loadId: 1, aborted: false, message: 'HTTP 404.' });
+    expect(store.state.settings.model).toEqual({ kind: 'builtin', id: 'default' });
+    expect(modelToLoad(store.state)).toBeNull();
+    expect(store.state.session.loadMessage).toBe('Could not load gpt2: HTTP 404. The built-in BERT is still loaded.');
+    expect(readUrlState(urlHash(linkState(store.state))).model).toBeUndefined();
+  });
+
+  test('a link to another model keeps its heads switched off until that model is ready, then drops the ones it lacks', () => {
+    const store = page({ hash: '#model=gpt2&ablate=3.1,9.9' });
+    const gpt2 = { kind: 'hub', id: 'gpt2' };
+    expect(store.state.settings.ablate).toEqual([{ layer: 2, head: 0 }, { layer: 8, head: 8 }]); // the built-in model on screen does not cut them
+    store.dispatch({ type: 'load-started', loadId: 1, choice: gpt2, started: 0 });
+    store.dispatch({ type: 'loaded', loadId: 1, choice: gpt2, info: { ...GPT, numLayers: 12, numHeads: 4 }, ms: 5 });
+    expect(store.state.settings.ablate).toEqual([{ layer: 2, head: 0 }]);
+  });
+
+  test('a hash naming another model and no heads switches every head back on; one naming the same model keeps them', () => {
+    const store = page({ hash: '#ablate=1.1' });
+    store.dispatch({ type: 'url', url: readUrlState('#model=default&view=head') });
+    expect(store.state.settings.ablate).toEqual([{ layer: 0, head: 0 }]);
+    store.dispatch({ type: 'url', url: readUrlState('#model=causal') });
+    expect(store.state.settings.ablate).toEqual([]);
+  });
+});
+
+describe('settings', () => {
+  test('the toy layer keeps to the sizes the page offers', () => {
+    const before = { dModel: 8, numHeads: 2, numKeyValueHeads: null, causal: false, seed: 1 };
+    expect(fitToy({ ...before, dModel: 12 }, before)).toBe(before); // not offered: unchanged
+    expect(fitToy({ ...before, dModel: 4, numHeads: 8 }, before)).toMatchObject({ dModel: 4, numHeads: 1 });
+    expect(fitToy({ ...before, numHeads: 8, numKeyValueHeads: 2 }, before)).toMatchObject({ numHeads: 8, numKeyValueHeads: 2 });
+    expect(fitToy({ ...before, numHeads: 8, numKeyValueHeads: 3 }, before)).toMatchObject({ numKeyValueHeads: null });
+    expect(fitToy({ ...before, numHeads: 4, numKeyValueHeads: 4 }, before)).toMatchObject({ numKeyValueHeads: null });
+  });
+
+  test('a head or layer the model lacks shows its last, and the link says what is shown', () => {
+    const store = page({ hash: '#view=head&layer=9&head=7' });
+    expect([shownLayer(store.state), shownHead(store.state)]).toEqual([3, 3]);
+    expect(linkState(store.state)).toMatchObject({ layer: 3, head: 3 });
+    store.dispatch({ type: 'view', value: 'grid' });
+    store.dispatch({ type: 'head', value: 'all' });
+    expect(shownHead(store.state)).toBe(0); // every head is for the lines view only
+  });
+
+  test('a link without kv reads as one key/value head per head, and writes none back', () => {
+    const store = page({ hash: '#mode=toy&heads=4' });
+    expect(store.state.settings.toy.numKeyValueHeads).toBeNull();
+    expect(urlHash(linkState(store.state))).not.toContain('kv=');
+    store.dispatch({ type: 'toy', toy: { ...store.state.settings.toy, numKeyValueHeads: 1 } });
+    expect(urlHash(linkState(store.state))).toContain('kv=1');
+  });
+
+  test('the token pointed at is forgotten when new tokens come; the one chosen stays if the text still has it', () => {
+    const store = page({ sentence: 'a b c d' });
+    store.dispatch({ type: 'choose-token', index: 1 });
+    store.dispatch({ type: 'point', index: 2 });
+    store.dispatch({ type: 'sentence', text: 'a b c' });
+    const asked = send(store);
+    store.dispatch({ type: 'answered', asked, answer: answer(asked) });
+    expect(store.state.ui).toMatchObject({ at: 1, pointed: null });
+    store.dispatch({ type: 'sentence', text: 'a b' });
+    const again = send(store);
+    store.dispatch({ type: 'answered', asked: again, answer: answer(again) });
+    expect(store.state.ui.at).toBeNull(); // token 2 is the last now: nothing comes after it to show
+  });
+
+  test('a run for the same inputs adds to the result and keeps its token arrays', () => {
+    const asked = { key: 'k', text: 'a b', toy: null, weights: true, trace: null };
+    const first = merged(null, answer(asked), asked);
+    const more = merged(first, { ...answer({ ...asked, weights: false, trace: 2 }) }, asked);
+    expect(more.tokens).toBe(first.tokens);
+    expect(more.layers[2]).toMatchObject({ numHeads: 4 });
+    expect(more.traced).toBe(2);
+    expect(more.summary).toBe(first.summary);
+  });
+});

@@ -1,0 +1,301 @@
+// @ts-check
+// The session: the one module that talks to the page's worker. It keeps two slices of the store,
+// each written by its reducer here: `session` (the model on screen and the one loading, the run
+// in flight, what stopped or failed, the probe-set measure) and `result` (what the worker
+// answered for the current inputs, and the probe-set measures per model). After every change it
+// asks needed() what the page lacks and sends that, one run at a time; an answer that no longer
+// fits the inputs is dropped, and the next change asks again: latest wins, here only.
+// The worker's messages are typed in worker/messages.js; the time limit and Cancel are
+// worker/limited-worker.js's.
+import { patched } from './state/store.js';
+import { BUILTIN_MODEL, ModelName, modelName, modelSource } from './state/model-choice.js';
+import { answerFits, inputsKey, modelToLoad, needed } from './state/needed.js';
+import { LimitedWorker, Stopped, timeLimit } from './worker/limited-worker.js';
+
+/** @typedef {import('./worker/messages.js').ModelInfo} ModelInfo */
+/** @typedef {import('./worker/messages.js').RunAnswer} RunAnswer */
+
+const SLOW = 300; // ms before a run in flight is reported and can be cancelled (long pastes take a second)
+// A run's time limit grows with the model's work on top of the tokenizer's allowance, at an
+// assumed floor of 1 GFLOP/s (a 2-core VM measures several): BERT-base at 512 tokens is about
+// 100 GFLOP, so an honest run there may take tens of seconds and must not be stopped as a hang.
+const FLOPS_PER_MS = 1e6;
+
+const SESSION = Object.freeze({
+  hubUrl: undefined, // where Hub ids are fetched from: the page's ?hub=, for tests against a fake Hub
+  info: null, // ModelInfo of the model on screen, once the worker is ready
+  startError: '', // why the worker could not start
+  model: BUILTIN_MODEL, // the model on screen (a model-choice.js choice)
+  models: 0, // counts the models made ready: a result belongs to one
+  loading: null, // { loadId, choice, started, progress }: a model loading while `model` stays on screen
+  loadPhase: null, // how the last load went: 'loading' | 'ready' | 'error' | 'cancelled'
+  loadMessage: '', // what the model picker says about it
+  loadMs: null, // how long the last load took
+  inFlight: null, // { id, key, characters, slow }: the run the worker is computing
+  stopped: null, // { key, reason: 'time' | 'cancel', ms, limit, characters }: the run stopped for these inputs
+  failed: null, // { key, message }: the run that failed for these inputs
+  measuring: null, // { measureId, key, done, total }: the probe-set measure in the worker
+  measureFailed: '', // why the last measure stopped
+});
+
+/** The session slice's reducer. */
+export function session(slice = SESSION, action, state) {
+  switch (action.type) {
+    case 'start':
+      return patched(slice, { hubUrl: action.hubUrl });
+    case 'start-failed':
+      return patched(slice, { startError: action.message });
+    case 'ready': {
+      const fallback = action.info.fallback;
+      const model = fallback ? BUILTIN_MODEL : slice.model;
+      return patched(slice, {
+        info: action.info, model, models: slice.models + 1, measuring: null, measureFailed: '',
+        // Only after a restart: the model on screen could not be loaded again.
+        loadMessage: fallback ? `${ModelName(slice.model)} could not be loaded again, so the built-in model is back: ${fallback}` : slice.loadMessage,
+      });
+    }
+    case 'restarted': // a stopped run replaced the worker, and what it was doing besides
+      return slice.measuring ? patched(slice, { measuring: null, measureFailed: 'The measure stopped when the page restarted its worker: measure again.' }) : slice;
+    case 'restarted-ready': // the same model in the fresh worker
+      return patched(slice, { info: action.info });
+    case 'pick-model':
+      return patched(slice, { loadMessage: '' });
+    case 'load-started':
+      return patched(slice, {
+        loading: Object.freeze({ loadId: action.loadId, choice: action.choice, started: action.started, progress: null }), loadPhase: 'loading', loadMessage: '',
+      });
+    case 'load-progress':
+      return slice.loading?.loadId === action.loadId ? patched(slice, { loading: Object.freeze({ ...slice.loading, progress: action.progress }) }) : slice;
+    case 'loaded':
+      if (slice.loading?.loadId !== action.loadId) return slice;
+      return patched(slice, {
+        info: action.info, model: action.choice, models: slice.models + 1, loading: null, loadPhase: 'ready', loadMessage: '',
+        loadMs: Math.round(action.ms), measuring: null, measureFailed: '',
+      });
+    case 'load-failed': {
+      const loading = slice.loading;
+      if (loading?.loadId !== action.loadId) return slice;
+      const kept = `${ModelName(slice.model)} is still loaded.`;
+      return patched(slice, {
+        loading: null, loadPhase: action.aborted ? 'cancelled' : 'error',
+        loadMessage: action.aborted ? `Loading ${modelName(loading.choice)} was cancelled. ${kept}`
+          : `Could not load ${modelName(loading.choice)}: ${action.message.replace(/\.$/, '')}. ${kept}`,
+      });
+    }
+    case 'sentence': // the reader typed: a run that stopped or failed may be tried again, even on the same text
+      return patched(slice, { stopped: null, failed: null });
+    case 'sent': // a run for other inputs: what stopped or failed before may be asked again, once typed again
+      return patched(slice, {
+        inFlight: Object.freeze({ id: action.id, key: action.asked.key, characters: action.asked.text.length, slow: false }), stopped: null, failed: null,
+      });
+    case 'slow':
+      return slice.inFlight?.id === action.id ? patched(slice, { inFlight: Object.freeze({ ...slice.inFlight, slow: true }) }) : slice;
+    case 'answered':
+      if (action.answer.type === 'error') {
+        return patched(slice, { inFlight: null, failed: Object.freeze({ key: action.asked.key, message: `That sentence could not be run: ${action.answer.message}` }) });
+      }
+      return patched(slice, { inFlight: null });
+    case 'stopped': {
+      const { key, text } = action.asked;
+      return patched(slice, { inFlight: null, stopped: Object.freeze({ key, reason: action.reason, ms: action.ms, limit: action.limit, characters: text.length }) });
+    }
+    case 'run-failed': // the worker itself failed
+      return patched(slice, { inFlight: null, failed: Object.freeze({ key: action.asked.key, message: action.message }) });
+    case 'measure-started':
+      return patched(slice, { measuring: Object.freeze({ measureId: action.measureId, key: modelKey(state), done: 0, total: 0 }), measureFailed: '' });
+    case 'measure-progress':
+      if (slice.measuring?.measureId !== action.measureId) return slice;
+      return patched(slice, { measuring: Object.freeze({ ...slice.measuring, done: action.done, total: action.total }) });
+    case 'measured':
+      return slice.measuring?.measureId === action.measureId ? patched(slice, { measuring: null }) : slice;
+    case 'measure-failed':
+      if (slice.measuring?.measureId !== action.measureId) return slice;
+      return patched(slice, { measuring: null, measureFailed: action.aborted ? 'Cancelled.' : `The measure failed: ${action.message}` });
+    default:
+      return slice;
+  }
+}
+
+const RESULT = Object.freeze({
+  // { key, tokens, unknown, truncated, totalTokens, causal, hasLmHead, layers, traced, roles,
+  // changes, ablated, predictions (masked LM), nextTokens (causal LM: position → list), summary }
+  // for the inputs of `key`, or null
+  run: null,
+  measured: new Map(), // modelKey → measureHeadRoles' result (with relationMeanings)
+});
+
+/** The result slice's reducer: the cache of what the worker answered. */
+export function result(slice = RESULT, action, state) {
+  switch (action.type) {
+    case 'answered':
+      if (action.answer.type !== 'result' || !answerFits(state, action.asked)) return slice;
+      return patched(slice, { run: merged(slice.run, action.answer, action.asked) });
+    case 'stopped': // the view of a run that was stopped goes, its sentence stays
+      return answerFits(state, action.asked) ? patched(slice, { run: null }) : slice;
+    case 'ready':
+    case 'loaded':
+      return patched(slice, { run: null });
+    case 'measured': {
+      const measuring = state.session.measuring;
+      if (measuring?.measureId !== action.measureId) return slice;
+      return patched(slice, { measured: new Map(slice.measured).set(measuring.key, action.measured) });
+    }
+    default:
+      return slice;
+  }
+}
+
+/**
+ * `run` with `answer` (to `asked`) added: a run for new inputs starts afresh; an answer for the
+ * same inputs adds a layer's trace or predictions to what is there.
+ * @param {RunAnswer} answer
+ */
+export function merged(run, answer, asked) {
+  const fresh = run?.key !== asked.key;
+  // nextTokens: a causal model's predictions by position, kept while the sentence stays, so
+  // hovering back over a token asks the worker nothing.
+  // The same inputs keep their token arrays, so the token list keeps its buttons (and their focus).
+  const r = fresh ? {
+    key: asked.key, layers: [], traced: null, nextTokens: new Map(),
+    tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
+    // The toy layer's own mask, not the model's, is what its matrices show.
+    causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
+  } : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
+  if (answer.layers) Object.assign(r, { layers: answer.layers, roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
+  if (answer.trace) {
+    const { layer, ...matrices } = answer.trace;
+    // One full layer at a time: the one before goes back to its weights.
+    const before = r.traced;
+    if (before !== null && before !== layer && r.layers[before]) r.layers[before] = { numHeads: r.layers[before].numHeads, weights: r.layers[before].weights };
+    r.layers[layer] = matrices;
+    r.traced = layer;
+  }
+  if (answer.predictions && answer.causal) {
+    for (const { position, ...list } of answer.predictions) r.nextTokens.set(position, list); // { top, now? }
+  } else if (answer.predictions) r.predictions = answer.predictions;
+  if (fresh) r.summary = `${answer.tokens.length} tokens, computed in ${answer.ms.toFixed(1)} ms.`;
+  return Object.freeze(r);
+}
+
+/** The key the probe-set measure is kept under: one per model (a local folder's only while it is on screen). */
+export function modelKey(state) {
+  const { model, hubUrl, models } = state.session;
+  if (model.kind === 'hub') return `hub ${hubUrl ?? ''} ${model.id}`;
+  return model.kind === 'builtin' ? `builtin ${model.id}` : `local ${models}`;
+}
+
+/**
+ * Starts the worker (with the model the store's session names) and keeps it busy with what the
+ * page needs. Returns the commands the controls give: cancel a run, a load or a measure, and
+ * start a measure.
+ */
+export function createSession(store) {
+  const { dispatch } = store;
+  const counters = { run: 0, load: 0, measure: 0 };
+  let slowTimer = 0;
+  const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent, onRestart });
+  worker.ready.then((info) => dispatch({ type: 'ready', info }), (error) => dispatch({ type: 'start-failed', message: error.message }));
+  store.subscribe(pump);
+
+  function startWorker() {
+    const created = new Worker(new URL('./worker/worker.js', import.meta.url), { type: 'module' });
+    const { model, hubUrl } = store.state.session;
+    created.postMessage({ type: 'start', source: modelSource(model), hubUrl });
+    return created;
+  }
+
+  function runLimit(characters) {
+    const info = store.state.session.info;
+    if (!info) return timeLimit(characters);
+    const n = Math.min(info.maxTokens, characters + 2), d = info.dModel;
+    // Per layer: the Q, K, V, output and feed-forward products (about 24·n·d²) and the n × n scores (4·n²·d).
+    const flops = info.numLayers * (24 * n * d * d + 4 * n * n * d) + (info.hasLmHead ? 64 * d * info.vocabSize : 0);
+    return timeLimit(characters) + Math.ceil(flops / FLOPS_PER_MS);
+  }
+
+  /** After every change: load the model asked for, and run what the page lacks once nothing is in flight. */
+  function pump() {
+    const choice = modelToLoad(store.state);
+    if (choice) load(choice);
+    if (store.state.session.inFlight) return;
+    const asked = needed(store.state);
+    if (asked) send(asked);
+  }
+
+  function send(asked) {
+    const id = ++counters.run;
+    const { key, ...message } = asked;
+    dispatch({ type: 'sent', id, asked });
+    slowTimer = setTimeout(() => dispatch({ type: 'slow', id }), SLOW);
+    const settle = (action) => {
+      clearTimeout(slowTimer);
+      dispatch(action);
+    };
+    worker.run({ type: 'run', id, ...message }, asked.text.length).then(
+      (answer) => settle({ type: 'answered', answer, asked }),
+      (error) => settle(error instanceof Stopped ? { type: 'stopped', asked, reason: error.reason, ms: error.ms, limit: error.limit }
+        : { type: 'run-failed', asked, message: error.message }));
+  }
+
+  function load(choice) {
+    const loading = store.state.session.loading;
+    if (loading) worker.post({ type: 'cancel-load', loadId: loading.loadId });
+    const loadId = ++counters.load;
+    dispatch({ type: 'load-started', loadId, choice, started: performance.now() });
+    worker.post({ type: 'load', loadId, source: modelSource(choice), hubUrl: store.state.session.hubUrl });
+  }
+
+  /** A load's or a measure's progress and end, from the worker. */
+  function onEvent(data) {
+    const { loading, measuring } = store.state.session;
+    switch (data.type) {
+      case 'progress':
+        return dispatch({ type: 'load-progress', loadId: data.loadId, progress: { file: data.file, loaded: data.loaded, total: data.total } });
+      case 'loaded':
+        if (loading?.loadId !== data.loadId) return undefined;
+        return dispatch({ type: 'loaded', loadId: data.loadId, info: data.info, choice: loading.choice, ms: performance.now() - loading.started });
+      case 'load-failed':
+        return dispatch({ type: 'load-failed', loadId: data.loadId, aborted: data.aborted, message: data.message });
+      case 'roles-progress':
+        return dispatch({ type: 'measure-progress', measureId: data.measureId, done: data.done, total: data.total });
+      case 'roles-measured':
+        return dispatch({ type: 'measured', measureId: data.measureId, measured: data.measured });
+      case 'roles-failed':
+        return measuring && dispatch({ type: 'measure-failed', measureId: data.measureId, aborted: data.aborted, message: data.message });
+      default:
+        return undefined;
+    }
+  }
+
+  /** A stopped run replaced the worker: its load in flight went with it, so it starts again. */
+  function onRestart() {
+    dispatch({ type: 'restarted' });
+    worker.ready.then((info) => dispatch({ type: info.fallback ? 'ready' : 'restarted-ready', info }), () => {});
+    const loading = store.state.session.loading;
+    if (loading) worker.post({ type: 'load', loadId: loading.loadId, source: modelSource(loading.choice), hubUrl: store.state.session.hubUrl });
+  }
+
+  return {
+    /** Stops the run in flight (its worker is replaced); the sentence stays. */
+    cancel: () => worker.cancel(),
+    get busy() {
+      return worker.busy;
+    },
+    cancelLoad() {
+      const loading = store.state.session.loading;
+      if (loading) worker.post({ type: 'cancel-load', loadId: loading.loadId });
+    },
+    /** Measures every head of the model on screen over the probe set. */
+    measure() {
+      const { info, measuring } = store.state.session;
+      if (!info || measuring) return;
+      const measureId = ++counters.measure;
+      dispatch({ type: 'measure-started', measureId });
+      worker.post({ type: 'measure-roles', measureId });
+    },
+    cancelMeasure() {
+      const measuring = store.state.session.measuring;
+      if (measuring) worker.post({ type: 'cancel-measure', measureId: measuring.measureId });
+    },
+  };
+}

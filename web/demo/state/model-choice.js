@@ -1,0 +1,38 @@
+// A choice of model, as the picker, the URL and the session pass it around:
+// { kind: 'builtin', id: 'default' | 'causal' } | { kind: 'hub', id } | { kind: 'local', files, name }.
+// Plain data and the words for it; loading is the session's.
+
+/** The models inside the package, by the name loadModel's { builtin } takes, as sentences name them. */
+export const BUILTIN_NAMES = { default: 'the built-in BERT', causal: 'the built-in GPT' };
+
+export const builtinModel = (id) => Object.freeze({ kind: 'builtin', id });
+export const BUILTIN_MODEL = builtinModel('default');
+
+/** How a choice is named in sentences. */
+export function modelName(choice) {
+  if (choice.kind === 'hub') return choice.id;
+  if (choice.kind === 'local') return choice.name ? `the model folder "${choice.name}"` : 'the model files you dropped';
+  return BUILTIN_NAMES[choice.id];
+}
+
+/** A choice's name at the start of a sentence (a Hub id keeps its case). */
+export function ModelName(choice) {
+  const name = modelName(choice);
+  return choice.kind === 'hub' ? name : name[0].toUpperCase() + name.slice(1);
+}
+
+/** Whether two choices name the same model: local files only when they are the same pick. */
+export function sameChoice(a, b) {
+  return a === b || (a.kind === b.kind && a.id === b.id && a.kind !== 'local');
+}
+
+/** What the worker's engine.loadModel takes for a choice (Files cross to the worker uncopied). */
+export function modelSource(choice) {
+  return choice.kind === 'hub' ? choice.id : choice.kind === 'local' ? choice.files : { builtin: choice.id };
+}
+
+/** A choice as the URL's model= and the element's model attribute name it: undefined for the default model. */
+export function linkedModel(choice) {
+  if (choice.kind === 'hub') return choice.id;
+  return choice.kind === 'builtin' && choice.id !== 'default' ? choice.id : undefined;
+}

@@ -1,0 +1,146 @@
+// The settings slice: what the reader chose, exactly what the URL encodes (url-state.js writes and
+// reads it): the sentence, the model asked for, model or toy layer, the view, layer and head,
+// the toy layer's sizes, and the heads switched off. Its reducer is its one writer. Choices keep
+// their value when the model cannot show it (layer 9 of a 4-layer model): shownLayer and
+// shownHead say what is on screen, and the URL holds that.
+import { patched } from './store.js';
+import { BUILTIN_MODEL, sameChoice } from './model-choice.js';
+
+/** The toy layer's sizes the page offers. */
+export const TOY_D = [4, 8, 16, 32, 64, 128];
+export const TOY_HEADS = [1, 2, 4, 8];
+
+const INITIAL = Object.freeze({
+  sentence: '',
+  model: BUILTIN_MODEL, // the model asked for: the one on screen, or the one loading
+  mode: 'model', // 'model' | 'toy'
+  view: 'grid', // a key of VIEWS
+  layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
+  allLayers: false, // the grid shows every layer (layer=all); `layer` stays for the other views
+  head: 0, // a head index, or 'all' (lines view only)
+  // numKeyValueHeads null: as many as numHeads, plain multi-head attention.
+  toy: Object.freeze({ dModel: 8, numHeads: 2, numKeyValueHeads: null, causal: false, seed: 1 }),
+  ablate: Object.freeze([]), // heads switched off, [{ layer, head }] in layer then head order
+  ablation: 'zero', // what a switched-off head passes on: 'zero' | 'mean'
+});
+
+export function settings(slice = INITIAL, action, state) {
+  switch (action.type) {
+    case 'start': // the page's first settings: the sentence in the field, then the URL's
+      return applyUrl(patched(slice, { sentence: action.sentence }), action.url, state);
+    case 'url':
+      return applyUrl(slice, action.url, state);
+    case 'sentence':
+      return patched(slice, { sentence: action.text });
+    case 'mode':
+    case 'view':
+    case 'ablation':
+      return patched(slice, { [action.type]: action.value });
+    case 'layer':
+      return action.value === 'all' ? patched(slice, { allLayers: true }) : patched(slice, { layer: action.value, allLayers: false });
+    case 'head':
+      return patched(slice, { head: action.value });
+    case 'select-head': // a head chosen in the grid: the every-layer grid also names its layer
+      return patched(slice, { view: 'head', head: action.head, ...(action.layer === null ? {} : { layer: action.layer }) });
+    case 'toy':
+      return patched(slice, { toy: fitToy(action.toy, slice.toy) });
+    case 'ablate':
+      return patched(slice, { ablate: ordered(action.heads) });
+    case 'toggle-head': {
+      const off = slice.ablate.some((a) => a.layer === action.layer && a.head === action.head);
+      const heads = off ? slice.ablate.filter((a) => a.layer !== action.layer || a.head !== action.head)
+        : [...slice.ablate, { layer: action.layer, head: action.head }];
+      return patched(slice, { ablate: ordered(heads) });
+    }
+    case 'pick-model': // the reader chose a model: every head is on again (a link's heads stay, for its model)
+      return patched(slice, { model: action.choice, ablate: INITIAL.ablate });
+    case 'ready': // the worker's first model, or the one it loaded again after a restart
+      if (action.info.fallback) return patched(slice, { model: BUILTIN_MODEL });
+      return sameChoice(slice.model, state.session.model) ? fitModel(slice, action.info) : slice;
+    case 'loaded':
+      return sameChoice(slice.model, action.choice) ? fitModel(slice, action.info) : slice;
+    case 'load-failed': // the model on screen stays, and the URL names it again
+      return action.loadId === state.session.loading?.loadId ? patched(slice, { model: state.session.model }) : slice;
+    default:
+      return slice;
+  }
+}
+
+/** The settings a URL hash asks for (readUrlState's), over `slice`: what the hash leaves out stays. */
+function applyUrl(slice, url, state) {
+  const { sentence, mode, view, layer, head, toy, model, ablate, ablation } = url;
+  const patch = {};
+  if (sentence !== undefined) patch.sentence = sentence;
+  if (model && !sameChoice(model, slice.model)) {
+    patch.model = model;
+    // Heads switched off belong to their model: a link to another one that names none switches all on.
+    if (ablate === undefined) patch.ablate = INITIAL.ablate;
+  }
+  if (mode !== undefined) patch.mode = mode;
+  if (view !== undefined) patch.view = view;
+  if (layer === 'all') patch.allLayers = true;
+  else if (layer !== undefined) Object.assign(patch, { layer, allLayers: false });
+  if (head !== undefined) patch.head = head;
+  if (toy) {
+    // A link without kv (all before there was one) means a head of keys and values for each query head.
+    patch.toy = fitToy({ ...slice.toy, numKeyValueHeads: null, ...toy }, slice.toy);
+  }
+  if (ablate !== undefined) {
+    // Heads beyond the model's are dropped: now for the model on screen, once it is ready for one loading.
+    const info = state.session?.info;
+    patch.ablate = ordered(info && sameChoice(patch.model ?? slice.model, state.session.model) ? heldHeads(ablate, info) : ablate);
+  }
+  if (ablation !== undefined) patch.ablation = ablation;
+  return patched(slice, patch);
+}
+
+/**
+ * `toy` with the sizes the page offers: a d_model it does not offer keeps `before`'s, a head
+ * count that does not divide d_model becomes 1, and key/value heads that do not divide the heads
+ * become null (as many as the heads).
+ */
+export function fitToy(toy, before) {
+  const dModel = TOY_D.includes(toy.dModel) ? toy.dModel : before.dModel;
+  const offered = TOY_HEADS.includes(toy.numHeads) ? toy.numHeads : before.numHeads;
+  const numHeads = dModel % offered === 0 ? offered : 1;
+  const kv = toy.numKeyValueHeads;
+  const numKeyValueHeads = Number.isInteger(kv) && kv >= 1 && kv < numHeads && numHeads % kv === 0 ? kv : null;
+  const seed = Number.isInteger(toy.seed) && toy.seed >= 0 && toy.seed <= 0xffffffff ? toy.seed : before.seed;
+  const fitted = { dModel, numHeads, numKeyValueHeads, causal: Boolean(toy.causal), seed };
+  return Object.keys(fitted).every((k) => fitted[k] === before[k]) ? before : Object.freeze(fitted);
+}
+
+/** The slice with its switched-off heads cut to a model of `info`'s sizes. */
+function fitModel(slice, info) {
+  const held = heldHeads(slice.ablate, info);
+  return held.length === slice.ablate.length ? slice : patched(slice, { ablate: held });
+}
+
+/** The heads of `ablate` that a model of `info`'s sizes has. */
+function heldHeads(ablate, info) {
+  return ablate.filter(({ layer, head }) => layer < info.numLayers && head < info.numHeads);
+}
+
+function ordered(heads) {
+  return Object.freeze([...heads].sort((a, b) => a.layer - b.layer || a.head - b.head));
+}
+
+/** The layer on screen: the chosen one, within the layers there are (the toy has one). */
+export function shownLayer(state) {
+  const layers = state.settings.mode === 'toy' ? 1 : state.session.info?.numLayers ?? 1;
+  return Math.min(state.settings.layer, layers - 1);
+}
+
+/** Whether the grid shows every layer. */
+export function allLayersShown(state) {
+  const layers = state.settings.mode === 'toy' ? 1 : state.session.info?.numLayers ?? 1;
+  return state.settings.allLayers && state.settings.view === 'grid' && layers > 1;
+}
+
+/** The head on screen: the chosen one within the layer's heads; 'all' only in the lines view. */
+export function shownHead(state) {
+  const { head, view, mode, toy } = state.settings;
+  if (head === 'all') return view === 'lines' ? 'all' : 0;
+  const heads = mode === 'toy' ? toy.numHeads : state.session.info?.numHeads ?? head + 1;
+  return Math.min(head, heads - 1);
+}

@@ -1,0 +1,45 @@
+// The page's status as a pure function of its state: the phase (body[data-state], which the tests
+// wait on: loading, empty, busy, ready, error, cancelled) and the line the reader sees.
+import { inputsKey, needed } from './needed.js';
+
+const count = (n) => n.toLocaleString('en');
+const seconds = (ms) => `${ms < 10000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
+
+/** Whether the page shows no result at all: the sentence is empty, or its run was stopped. */
+export function cleared(state) {
+  return state.settings.sentence.trim() === '' || state.session.stopped?.key === inputsKey(state);
+}
+
+/** { phase, text } for `state`. */
+export function pageStatus(state) {
+  const { session, settings } = state;
+  if (session.startError) return { phase: 'error', text: session.startError };
+  if (!session.info) return { phase: 'loading', text: 'Loading the engine and the model…' };
+  if (settings.sentence.trim() === '') return { phase: 'empty', text: state.ui.note || 'Type a sentence (or pick an example) to see how each head attends.' };
+  const key = inputsKey(state);
+  if (session.stopped?.key === key) return stopped(session.stopped);
+  if (session.failed?.key === key) return { phase: 'error', text: session.failed.message };
+  const run = state.result.run;
+  if (session.inFlight?.slow) return { phase: 'busy', text: `Working on ${count(session.inFlight.characters)} characters…` };
+  // Until an answer comes, the line says what it said: the last run's summary, or that the model is ready.
+  const before = run?.summary ?? modelReady(session.info);
+  if (session.inFlight || run?.key !== key || needed(state) !== null) return { phase: 'busy', text: before };
+  return { phase: 'ready', text: state.ui.note || run.summary };
+}
+
+function modelReady({ numLayers, numHeads, dModel, simd, threads }) {
+  return `Model ready: ${numLayers} layers × ${numHeads} heads, d_model ${dModel} ` +
+    `(${simd ? 'SIMD' : 'scalar'} WebAssembly, ${threads === 1 ? '1 thread' : `${threads} threads`}).`;
+}
+
+function stopped({ reason, ms, limit, characters }) {
+  if (reason === 'time') {
+    return {
+      phase: 'error',
+      text: `Stopped after ${seconds(limit)}: tokenizing this text took too long (the page allows ` +
+        `${seconds(limit)} for ${count(characters)} characters), as a tokenizer with a pathological pattern can. ` +
+        'The page restarted its worker; the sentence is kept: change it to try again.',
+    };
+  }
+  return { phase: 'cancelled', text: `Cancelled after ${seconds(ms)}. The page restarted its worker; the sentence is kept: change it to run it again.` };
+}

@@ -1,0 +1,46 @@
+// The Embed dialog and the download buttons: snippets and files of what is on screen (share.js
+// makes them from the state; this wires the buttons).
+import { linkedModel } from '../state/model-choice.js';
+import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
+import { shownRoles } from './panels.js';
+import { download, embedSnippets } from '../share.js';
+
+export function wireShareButtons(store) {
+  const $ = (id) => document.getElementById(id);
+  const dialog = $('embed-dialog');
+  $('embed').addEventListener('click', () => {
+    const state = store.state;
+    const { sentence, view, mode } = state.settings;
+    const { iframe, element, notes } = embedSnippets({
+      sentence, view, layer: shownLayer(state), head: shownHead(state), toy: mode === 'toy', model: linkedModel(state.session.model),
+    });
+    $('embed-iframe').value = iframe;
+    $('embed-element').value = element;
+    for (const kind of ['iframe', 'element']) {
+      $(`embed-${kind}-note`).textContent = notes[kind];
+      $(`embed-${kind}-note`).hidden = notes[kind] === '';
+    }
+    dialog.showModal();
+  });
+  for (const button of dialog.querySelectorAll('[data-copy]')) {
+    button.addEventListener('click', async () => {
+      const field = $(button.dataset.copy);
+      field.select();
+      const done = await navigator.clipboard?.writeText(field.value).then(() => true, () => false);
+      button.textContent = done ? 'Copied' : 'Selected: press Ctrl+C';
+    });
+  }
+  const note = (text) => store.dispatch({ type: 'note', text });
+  for (const kind of ['png', 'svg', 'json']) {
+    $(`export-${kind}`).addEventListener('click', () => {
+      const state = store.state;
+      const run = state.result.run;
+      if (!run) return note('Nothing to download yet: type a sentence first.');
+      const model = state.settings.mode === 'model';
+      return download(kind, run, {
+        view: state.settings.view, layer: allLayersShown(state) ? 'all' : shownLayer(state), head: shownHead(state),
+        roles: model ? shownRoles(state)?.heads ?? null : null, ablated: model ? state.settings.ablate : [],
+      }).catch((error) => note(`The download failed: ${error.message}`));
+    });
+  }
+}

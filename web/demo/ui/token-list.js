@@ -1,0 +1,51 @@
+// The sentence's tokens, as the model's tokenizer cut them. A causal model's tokens are buttons:
+// pointing at one (or focusing it) shows what the model expects after it, and choosing one keeps
+// that list on screen. The list is drawn again only for new tokens, so the buttons, and the
+// keyboard's focus on one, stay while predictions come and go.
+import { tokenLabel } from '../../src/views/dom.js';
+import { cleared } from '../state/status.js';
+
+export function createTokenList(store) {
+  const { dispatch } = store;
+  const list = document.getElementById('tokens');
+  const drawn = { tokens: null, choosable: null };
+
+  function render(state) {
+    const run = state.result.run;
+    // Between a new model and its first answer the old tokens stay; an empty or stopped sentence has none.
+    if (!run && !cleared(state)) return;
+    const shown = cleared(state) ? null : run;
+    const choosable = Boolean(shown?.causal && shown.hasLmHead && state.settings.mode === 'model');
+    if (shown?.tokens !== drawn.tokens || choosable !== drawn.choosable) {
+      Object.assign(drawn, { tokens: shown?.tokens ?? null, choosable });
+      list.replaceChildren(...(shown ? tokens(shown, choosable) : []));
+    }
+    for (const [i, button] of [...list.querySelectorAll('button.mh-token')].entries()) {
+      button.setAttribute('aria-pressed', String(state.ui.at === i));
+    }
+  }
+
+  function tokens({ tokens: labels, unknown }, choosable) {
+    const nodes = labels.map((t, i) => {
+      const token = tokenLabel(choosable ? 'button' : 'span', t, unknown[i]);
+      if (!choosable) return token;
+      token.type = 'button';
+      token.setAttribute('aria-label', `${t}: show what the model expects after token ${i + 1}`);
+      token.addEventListener('click', () => dispatch({ type: 'choose-token', index: i }));
+      token.addEventListener('pointerenter', () => dispatch({ type: 'point', index: i }));
+      token.addEventListener('pointerleave', () => dispatch({ type: 'point', index: null }));
+      token.addEventListener('focus', () => dispatch({ type: 'focus-token', index: i }));
+      token.addEventListener('blur', () => dispatch({ type: 'focus-token', index: null }));
+      return token;
+    });
+    if (unknown.some(Boolean)) {
+      const key = document.createElement('span');
+      key.className = 'tokens-key';
+      key.textContent = 'underlined in dashes: not in the model\'s vocabulary';
+      nodes.push(key);
+    }
+    return nodes;
+  }
+
+  return { render };
+}

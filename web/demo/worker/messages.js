@@ -1,0 +1,86 @@
+// The messages between the page (session.js, through limited-worker.js) and its worker
+// (worker.js), as types both sides import. Nothing runs here. Arrays in answers are moved, not
+// copied: once posted, the worker no longer has them.
+
+// ── From the page ──────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The first message: load the engine and this model (the built-in one when it is null, or when it
+ * cannot load); the worker answers with a Ready.
+ * @typedef {{ type: 'start', source: ModelSource | null, hubUrl?: string }} Start
+ */
+
+/**
+ * Load another model while the current one keeps answering; progress comes as LoadProgress, the
+ * end as Loaded or LoadFailed. CancelLoad stops it.
+ * @typedef {{ type: 'load', loadId: number, source: ModelSource, hubUrl?: string }} Load
+ * @typedef {{ type: 'cancel-load', loadId: number }} CancelLoad
+ */
+
+/**
+ * What engine.loadModel takes: a Hub id, a built-in model's { builtin }, or the three Files.
+ * @typedef {string | { builtin: string } | { config: File, tokenizer: File, weights: File }} ModelSource
+ */
+
+/**
+ * Run `text` (the last run is kept, so another layer's trace or another position's predictions
+ * do not run the model again) and answer with what is asked: every layer's weights (`weights`),
+ * one layer's full trace (`trace`, a layer index or null), the predictions after token `at` of a
+ * causal model, head roles (`roles`). `toy` runs the page's toy layer on the text's embeddings
+ * instead. `ablate` switches heads off as `ablation` says. The answer is a RunAnswer or RunError
+ * with the same id.
+ * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, weights: boolean, trace: number | null,
+ *   at: number | null, roles?: boolean, ablate?: Head[], ablation?: 'zero' | 'mean' }} RunRequest
+ * @typedef {{ dModel: number, numHeads: number, numKeyValueHeads: number, causal: boolean, seed: number }} ToySettings
+ * @typedef {{ layer: number, head: number }} Head
+ */
+
+/**
+ * Measure every head over the probe set: RolesProgress, then RolesMeasured or RolesFailed.
+ * CancelMeasure stops it.
+ * @typedef {{ type: 'measure-roles', measureId: number }} MeasureRoles
+ * @typedef {{ type: 'cancel-measure', measureId: number }} CancelMeasure
+ */
+
+// ── From the worker ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * @typedef {{ type: 'ready', info: ModelInfo }} Ready
+ * @typedef {{ type: 'error', message: string }} StartError the engine or every model failed to load
+ */
+
+/**
+ * What the page shows of a model: its kind, its sizes, its special tokens (from its tokenizer:
+ * maskToken is null for a model that has none) and the engine build. `fallback` says why the
+ * start model could not load, when the built-in one stands in.
+ * @typedef {{ simd: boolean, threads: number, architecture: string, causal: boolean, hasLmHead: boolean,
+ *   dModel: number, numLayers: number, numHeads: number, maxTokens: number, vocabSize: number,
+ *   maskToken: string | null, closingToken: string | null, fallback: string }} ModelInfo
+ */
+
+/**
+ * @typedef {{ type: 'progress', loadId: number, file: string, loaded: number, total: number | null }} LoadProgress
+ * @typedef {{ type: 'loaded', loadId: number, info: ModelInfo }} Loaded
+ * @typedef {{ type: 'load-failed', loadId: number, message: string, aborted: boolean }} LoadFailed
+ */
+
+/**
+ * The answer to a RunRequest: the tokens always; `layers` when weights were asked; `trace` when a
+ * layer's trace was asked (the toy layer's always); `predictions` of a model with an LM head;
+ * with heads switched off, `changes` (per layer, how far its output moved).
+ * @typedef {{ type: 'result', id: number, tokens: string[], unknown: boolean[], truncated: boolean, totalTokens: number,
+ *   causal: boolean, hasLmHead: boolean, ablated: Head[], ablation: string | null, ms: number,
+ *   layers?: { numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
+ *   trace?: { layer: number } & object, predictions?: Prediction[] }} RunAnswer
+ * @typedef {{ type: 'error', id: number, message: string }} RunError
+ * @typedef {{ position: number, top: { token: string, id: number, probability: number, before?: number }[],
+ *   now?: { token: string, id: number, probability: number }[] }} Prediction
+ */
+
+/**
+ * @typedef {{ type: 'roles-progress', measureId: number, done: number, total: number }} RolesProgress
+ * @typedef {{ type: 'roles-measured', measureId: number, measured: object }} RolesMeasured
+ * @typedef {{ type: 'roles-failed', measureId: number, message: string, aborted: boolean }} RolesFailed
+ */
+
+export {};
