@@ -1,5 +1,7 @@
 // A small static file server: serves one directory tree over HTTP on 127.0.0.1, for the browser
-// tests and `npm start`. `node tools/serve.js [root=.] [port=8080]` serves and prints the URL.
+// tests that serve something other than the built page (`npm start` and the page's tests use
+// `vite preview`, tests/e2e/page-server.js): the repository, a host without isolation, a page
+// with a test's headers. `node tools/serve.js [root=.] [port=8080]` serves and prints the URL.
 // It serves files and a directory's index.html only, with single byte ranges (the engine reads a
 // safetensors header by a range request): no listings, no caching, no HTTPS. Browsers
 // need it because they refuse ES modules and .wasm fetches from file:// URLs. By default its pages

@@ -8,9 +8,9 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
-import { PAGE_DIR, launchBrowser, openWhen } from './browser.js';
+import { launchBrowser, openWhen } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ID = 'multihead-test/bert-base-size';
@@ -86,7 +86,7 @@ beforeAll(async () => {
   await copyFile(join(REPO, 'tests/fixtures/checkpoints/bert-12x12/tokenizer.json'), join(modelDir, 'tokenizer.json'));
   await writeWeights(join(modelDir, 'model.safetensors'));
   [browser, pageServer, hub] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }), startFakeHub({ repos: { [ID]: { folder: modelDir } } }),
+    launchBrowser(), servePage(), startFakeHub({ repos: { [ID]: { folder: modelDir } } }),
   ]);
 }, 300000);
 

@@ -7,9 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { PAGE_DIR, launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
+import { launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,7 +18,7 @@ let browser, pageServer, engine, model, heads;
 beforeAll(async () => {
   engine = await loadEngine();
   [browser, pageServer, model] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }), engine.loadModel({ builtin: 'causal' }),
+    launchBrowser(), servePage(), engine.loadModel({ builtin: 'causal' }),
   ]);
   heads = JSON.parse(await readFile(join(REPO, 'tests/fixtures/models/causal-heads.json'), 'utf8'));
 }, 120000);

@@ -1,5 +1,5 @@
 // Jest's global set-up: builds the page (web/demo) once, as `npm start` builds it, into build/demo,
-// before any test runs. Every e2e test of the page serves that folder (browser.js's PAGE_DIR), and
+// before any test runs. Every e2e test of the page serves that folder (page-server.js, as npm start does), and
 // examples/iframe.html points at it. Building once instead of once per test file keeps the e2e
 // tests testing the current sources at a tenth of the cost.
 import { execFile } from 'node:child_process';

@@ -14,14 +14,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { loadEngine } from '../../web/src/index.js';
 import { headRoles } from '../../web/src/analysis/head-roles.js';
 import { averageHeads, rollout } from '../../web/src/analysis/rollout.js';
 import { EXAMPLES } from '../../web/demo/examples.js';
 import { modelLayout } from '../../web/src/views/model-figure.js';
-import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const BIG = 'multihead-test/bert-12x12';
@@ -32,7 +32,7 @@ let browser, pageServer, hub, engine, causal, bert, measured;
 beforeAll(async () => {
   engine = await loadEngine();
   [browser, pageServer, hub, causal, bert] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }),
+    launchBrowser(), servePage(),
     startFakeHub({ repos: { [BIG]: { folder: join(REPO, 'tests/fixtures/checkpoints/bert-12x12') } } }),
     engine.loadModel({ builtin: 'causal' }), engine.loadModel(join(REPO, 'tests/fixtures/checkpoints/bert-12x12')),
   ]);

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { loadEngine } from '../../web/src/index.js';
-import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = join(REPO, 'tests/fixtures/checkpoints');
@@ -23,7 +24,7 @@ let browser, pageServer, repoServer, engine, bert, gpt2, fixtureFiles;
 beforeAll(async () => {
   engine = await loadEngine();
   [browser, pageServer, repoServer, bert, gpt2] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }), startServer({ root: REPO }),
+    launchBrowser(), servePage(), startServer({ root: REPO }),
     engine.loadModel(join(CHECKPOINTS, 'bert-12x12')), engine.loadModel(join(CHECKPOINTS, 'gpt2-legacy')),
   ]);
   const read = (file) => readFile(join(CHECKPOINTS, 'bert-12x12', file));

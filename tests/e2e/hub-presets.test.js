@@ -6,11 +6,11 @@
 // predictions the engine computes in this Node process from the same Hub, whose ids are the Rust
 // tokenizers library's.
 import { createRequire } from 'node:module';
-import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { presetRepos } from '../hub/hub-presets.js';
-import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { servePage } from './page-server.js';
 
 const { Tokenizer: RustTokenizer } = createRequire(import.meta.url)('tokenizers');
 const PRESETS = [
@@ -27,7 +27,7 @@ beforeAll(async () => {
   repos = presetRepos();
   repos.distilgpt2 = repos.gpt2;
   [browser, pageServer, hub, engine] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }), startFakeHub({ repos }), loadEngine(),
+    launchBrowser(), servePage(), startFakeHub({ repos }), loadEngine(),
   ]);
 }, 120000);
 

@@ -6,9 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { PAGE_DIR, launchBrowser, openWhen, screenshot } from './browser.js';
+import { launchBrowser, openWhen, screenshot } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = join(REPO, 'tests/fixtures/checkpoints');
@@ -19,7 +19,7 @@ let browser, pageServer, engine, roberta;
 beforeAll(async () => {
   engine = await loadEngine();
   [browser, pageServer, roberta] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }), engine.loadModel(join(CHECKPOINTS, 'roberta')),
+    launchBrowser(), servePage(), engine.loadModel(join(CHECKPOINTS, 'roberta')),
   ]);
 }, 120000);
 

@@ -3,15 +3,15 @@
 // than the 2000 characters of sentence a link is read back with, and the page says when it has
 // cut one; the Embed dialog says what its snippets leave out, and its element snippet parses back
 // to the sentence wherever HTML can carry it.
-import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { PAGE_DIR, launchBrowser, screenshot } from './browser.js';
+import { launchBrowser, screenshot } from './browser.js';
+import { servePage } from './page-server.js';
 
 let browser, server, engine, model;
 
 beforeAll(async () => {
   engine = await loadEngine();
-  [browser, server, model] = await Promise.all([launchBrowser(), startServer({ root: PAGE_DIR }), engine.loadModel()]);
+  [browser, server, model] = await Promise.all([launchBrowser(), servePage(), engine.loadModel()]);
 });
 
 afterAll(async () => {

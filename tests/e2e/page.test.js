@@ -8,6 +8,7 @@ import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
 import { figureLayout } from '../../web/src/views/export.js';
 import { PAGE_DIR, launchBrowser, openWhen, screenshot, servedBy } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SENTENCE = 'The dog chased the ball into the garden.';
@@ -17,7 +18,7 @@ let browser, pageServer, repoServer, engine, model;
 beforeAll(async () => {
   engine = await loadEngine();
   [browser, pageServer, repoServer, model] = await Promise.all([
-    launchBrowser(), startServer({ root: PAGE_DIR }), startServer({ root: REPO }), engine.loadModel(),
+    launchBrowser(), servePage(), startServer({ root: REPO }), engine.loadModel(),
   ]);
 });
 

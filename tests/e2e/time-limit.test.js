@@ -7,7 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
-import { PAGE_DIR, launchBrowser, screenshot } from './browser.js';
+import { launchBrowser, screenshot } from './browser.js';
+import { servePage } from './page-server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const HANGS = 'a'.repeat(40) + '!'; // hours of backtracking for (a+)+$
@@ -18,7 +19,7 @@ let browser, repoServer, pageServer, engine, model;
 beforeAll(async () => {
   engine = await loadEngine();
   [browser, repoServer, pageServer, model] = await Promise.all([
-    launchBrowser(), startServer({ root: REPO }), startServer({ root: PAGE_DIR }), engine.loadModel(),
+    launchBrowser(), startServer({ root: REPO }), servePage(), engine.loadModel(),
   ]);
 });
 
