@@ -19,6 +19,10 @@ export default {
     ? ONE_CORE_SUITES.map((name) => `<rootDir>/tests/js/${name}.test.js`)
     : ['<rootDir>/tests/js/**/*.test.js', '<rootDir>/tests/e2e/**/*.test.js'],
   testTimeout: 60000,
+  // A test file per core, not Jest's default of one fewer: on CI's two cores that is two at once,
+  // not one. Most e2e time is spent waiting on Chromium, so this cut the whole run from 590 s to
+  // 428 s here, and no test times anything.
+  maxWorkers: '100%',
   setupFiles: process.env.MULTIHEAD_ONE_CORE ? ['<rootDir>/tests/js/one-core.js'] : [],
   // The page, built once for every e2e test (tests/e2e/global-setup.js).
   globalSetup: process.env.MULTIHEAD_ONE_CORE ? undefined : '<rootDir>/tests/e2e/global-setup.js',
