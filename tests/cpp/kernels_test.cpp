@@ -228,6 +228,39 @@ TEST_P(KernelTest, GeluTanhDiffersFromTheErfFormWhereTheApproximationShows) {
   EXPECT_NEAR(double(tanh_form) - double(erf_form), -0.10042842 + 0.10021080, 2e-6) << k().name;
 }
 
+TEST_P(KernelTest, RmsNormMatchesFloat64AcrossTailsAndInPlace) {
+  for (size_t n = 1; n <= 19; ++n) {
+    Strided x(3, n, 100);
+    for (size_t j = 0; j < n; ++j) x.at(2, j) *= 1000.0f;  // a row of large values
+    const std::vector<float> weight = random_values(n, 101);
+    Strided y(3, n, 102);
+    k().rms_norm(3, n, x.data.data(), x.stride, weight.data(), 1e-6f, y.data.data(), y.stride);
+    for (size_t i = 0; i < 3; ++i) {
+      double squares = 0;
+      for (size_t j = 0; j < n; ++j) squares += double(x.at(i, j)) * x.at(i, j);
+      const double inv_rms = 1 / std::sqrt(squares / n + 1e-6);
+      for (size_t j = 0; j < n; ++j) ASSERT_NEAR(y.at(i, j), x.at(i, j) * inv_rms * weight[j], 2e-5) << k().name << " n=" << n << " row " << i;
+    }
+    k().rms_norm(3, n, x.data.data(), x.stride, weight.data(), 1e-6f, x.data.data(), x.stride);
+    for (size_t i = 0; i < 3; ++i) {
+      for (size_t j = 0; j < n; ++j) ASSERT_EQ(x.at(i, j), y.at(i, j)) << "in place, n=" << n;
+    }
+  }
+}
+
+TEST_P(KernelTest, SiluMatchesItsFormulaInFloat64AcrossTails) {
+  for (size_t count = 1; count <= 11; ++count) {
+    std::vector<float> x = random_values(count, 110 + count, 8.0f), y(count);
+    x[0] = count % 2 ? 0.0f : -95.0f;  // past exp's range on the negative side
+    if (count > 5) x[5] = 95.0f;
+    k().silu(count, x.data(), y.data());
+    for (size_t i = 0; i < count; ++i) {
+      const double z = x[i];
+      ASSERT_NEAR(y[i], z / (1 + std::exp(-z)), 1e-6 * (1 + std::fabs(z))) << k().name << " x=" << x[i];
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryKernelSet, KernelTest, ::testing::ValuesIn(kernel_sets()),
                          [](const auto& info) { return std::string(info.param->name); });
 
@@ -276,6 +309,19 @@ TEST_F(SimdTwinTest, LayerNormAndGeluAgreeWithScalar) {
     simd.gelu_tanh(4 * n, x.data(), y1.data());
     scalar.gelu_tanh(4 * n, x.data(), y2.data());
     for (size_t i = 0; i < 4 * n; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-6 * (1 + std::fabs(x[i]))) << "gelu_tanh x=" << x[i];
+  }
+}
+
+TEST_F(SimdTwinTest, RmsNormAndSiluAgreeWithScalar) {
+  for (size_t n = 1; n <= 21; ++n) {
+    const std::vector<float> x = random_values(4 * n, 120, 4.0f), weight = random_values(n, 121);
+    std::vector<float> y1(4 * n), y2(4 * n);
+    simd.rms_norm(4, n, x.data(), n, weight.data(), 1e-6f, y1.data(), n);
+    scalar.rms_norm(4, n, x.data(), n, weight.data(), 1e-6f, y2.data(), n);
+    for (size_t i = 0; i < 4 * n; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-5) << "rms norm n=" << n;
+    simd.silu(4 * n, x.data(), y1.data());
+    scalar.silu(4 * n, x.data(), y2.data());
+    for (size_t i = 0; i < 4 * n; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-6 * (1 + std::fabs(x[i]))) << "silu x=" << x[i];
   }
 }
 

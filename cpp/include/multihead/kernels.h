@@ -41,8 +41,12 @@ using SoftmaxFn = void (*)(size_t m, size_t n, const float* s, size_t lds, float
 using LayerNormFn = void (*)(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);
 
-// y = GELU(x) elementwise, erf form (BERT's "gelu") or tanh form (GPT-2's "gelu_new"). x, y (count),
-// y may be x.
+// Y = RMS normalisation of each row of X: x/√(mean(x²) + eps)·weight. X, Y (m, n) with their
+// strides, Y may be X; weight (n).
+using RmsNormFn = void (*)(size_t m, size_t n, const float* x, size_t ldx, const float* weight, float eps, float* y, size_t ldy);
+
+// y = an activation of x elementwise: GELU, erf form (BERT's "gelu") or tanh form (GPT-2's
+// "gelu_new"), or SiLU, x·σ(x) (Llama's "silu"). x, y (count), y may be x.
 using GeluFn = void (*)(size_t count, const float* x, float* y);
 
 void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
@@ -50,8 +54,10 @@ void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, c
 void f32_softmax_scalar(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_layer_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                            const float* beta, float eps, float* y, size_t ldy);
+void f32_rms_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const float* weight, float eps, float* y, size_t ldy);
 void f32_gelu_scalar(size_t count, const float* x, float* y);
 void f32_gelu_tanh_scalar(size_t count, const float* x, float* y);
+void f32_silu_scalar(size_t count, const float* x, float* y);
 
 #ifdef __wasm_simd128__
 void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
@@ -59,8 +65,10 @@ void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t
 void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);
+void f32_rms_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* weight, float eps, float* y, size_t ldy);
 void f32_gelu_wasmsimd(size_t count, const float* x, float* y);
 void f32_gelu_tanh_wasmsimd(size_t count, const float* x, float* y);
+void f32_silu_wasmsimd(size_t count, const float* x, float* y);
 #endif
 
 #ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline; also built natively, for the tests
@@ -77,6 +85,8 @@ struct KernelSet {
   LayerNormFn layer_norm;
   GeluFn gelu;
   GeluFn gelu_tanh;
+  RmsNormFn rms_norm;
+  GeluFn silu;
 };
 
 const KernelSet& scalar_kernels();
