@@ -5,6 +5,7 @@
 
 #include "multihead/kernels.h"
 #include "wasmsimd-exp.h"
+#include "wasmsimd-lanes.h"
 
 namespace multihead::kernels {
 namespace {
@@ -19,14 +20,7 @@ inline v128_t silu(v128_t x) {
 }  // namespace
 
 void f32_silu_wasmsimd(size_t count, const float* x, float* y) {
-  size_t i = 0;
-  for (; i + 4 <= count; i += 4) wasm_v128_store(y + i, silu(wasm_v128_load(x + i)));
-  if (i < count) {  // the tail through a padded vector, so every element gets the same formula
-    float tail[4] = {0, 0, 0, 0};
-    for (size_t j = i; j < count; ++j) tail[j - i] = x[j];
-    wasm_v128_store(tail, silu(wasm_v128_load(tail)));
-    for (size_t j = i; j < count; ++j) y[j] = tail[j - i];
-  }
+  map_lanes(count, x, y, [](v128_t v) { return silu(v); });
 }
 
 }  // namespace multihead::kernels
