@@ -376,8 +376,11 @@ describe('hubRepoFiles', () => {
 });
 
 describe('readSafetensorsHeader', () => {
+  /** The header of `id`'s model.safetensors, read from the fake Hub. */
+  const readHeader = (id) => readSafetensorsHeader(fileUrl(id, 'model.safetensors'), options(id, 'model.safetensors'));
+
   test('reads the length, then the header, by two ranges, and no weight byte', async () => {
-    const bytes = await readSafetensorsHeader(fileUrl('tiny', 'model.safetensors'), options('tiny', 'model.safetensors'));
+    const bytes = await readHeader('tiny');
     expect(bytes).toBeInstanceOf(Uint8Array);
     expect(Buffer.from(bytes).equals(WEIGHTS.subarray(0, HEADER_BYTES))).toBe(true);
     expect(cdnRequests().map((r) => [r.method, r.range])).toEqual([['GET', 'bytes=0-7'], ['GET', `bytes=8-${HEADER_BYTES - 1}`]]);
@@ -385,48 +388,48 @@ describe('readSafetensorsHeader', () => {
   });
 
   test('from a server without Range support: one request, read only as far as the header', async () => {
-    const bytes = await readSafetensorsHeader(fileUrl('plain/server', 'model.safetensors'), options('plain/server', 'model.safetensors'));
+    const bytes = await readHeader('plain/server');
     expect(Buffer.from(bytes).equals(WEIGHTS.subarray(0, HEADER_BYTES))).toBe(true);
     expect(cdnRequests()).toHaveLength(1);
   });
 
   test('a header length above 16 MiB is refused after 8 bytes', async () => {
-    await expect(readSafetensorsHeader(fileUrl('org/huge-header', 'model.safetensors'), options('org/huge-header', 'model.safetensors')))
+    await expect(readHeader('org/huge-header'))
       .rejects.toThrow(`org/huge-header's model.safetensors: the header length ${MAX_SAFETENSORS_HEADER_BYTES + 1} is above the limit of ` +
         '16777216 bytes (16 MiB); this is not a safetensors file multihead can read');
     expect(cdnRequests().map((r) => r.range)).toEqual(['bytes=0-7']);
   });
 
   test('a header length of 2^40 from a server without ranges is refused too', async () => {
-    await expect(readSafetensorsHeader(fileUrl('org/huge-header-plain', 'model.safetensors'), options('org/huge-header-plain', 'model.safetensors')))
+    await expect(readHeader('org/huge-header-plain'))
       .rejects.toThrow(`the header length ${2 ** 40} is above the limit of 16777216 bytes`);
   });
 
   test('a header longer than the file is refused before it is requested', async () => {
-    await expect(readSafetensorsHeader(fileUrl('org/short-header', 'model.safetensors'), options('org/short-header', 'model.safetensors')))
+    await expect(readHeader('org/short-header'))
       .rejects.toThrow("org/short-header's model.safetensors: the header length 500 is larger than the rest of the file (100 bytes)");
     expect(cdnRequests()).toHaveLength(1);
   });
 
   test('a file shorter than 8 bytes', async () => {
-    await expect(readSafetensorsHeader(fileUrl('org/short-file', 'model.safetensors'), options('org/short-file', 'model.safetensors')))
+    await expect(readHeader('org/short-file'))
       .rejects.toThrow("org/short-file's model.safetensors: the file is 5 bytes, shorter than the 8 bytes its header needs");
   });
 
   test('an empty file (416 for bytes=0-7)', async () => {
-    await expect(readSafetensorsHeader(fileUrl('org/empty-file', 'model.safetensors'), options('org/empty-file', 'model.safetensors')))
+    await expect(readHeader('org/empty-file'))
       .rejects.toThrow("org/empty-file's model.safetensors: the file is shorter than 8 bytes (HTTP 416 for bytes=0-7), too short for a safetensors file");
   });
 
   test('a header length of 0', async () => {
-    await expect(readSafetensorsHeader(fileUrl('org/zero-header', 'model.safetensors'), options('org/zero-header', 'model.safetensors')))
+    await expect(readHeader('org/zero-header'))
       .rejects.toThrow("org/zero-header's model.safetensors: the header length is 0; a safetensors file starts with a JSON header");
   });
 
   test('the Hub\'s errors come through as hubFetch gives them', async () => {
-    await expect(readSafetensorsHeader(fileUrl('bert-x', 'model.safetensors'), options('bert-x', 'model.safetensors')))
+    await expect(readHeader('bert-x'))
       .rejects.toThrow("the model 'bert-x' has no model.safetensors at revision 'main', only pytorch_model.bin and tf_model.h5");
-    await expect(readSafetensorsHeader(fileUrl('org/gated', 'model.safetensors'), options('org/gated', 'model.safetensors')))
+    await expect(readHeader('org/gated'))
       .rejects.toThrow("the model 'org/gated' is gated or private (HTTP 401");
   });
 
