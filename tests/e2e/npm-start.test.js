@@ -19,6 +19,17 @@ test('npm start is vite preview over the page Vite builds', () => {
   expect(START_SCRIPT).toBe('vite preview --config web/demo/vite.config.js');
 });
 
+// CI machines set CI, and then Vite colours even a pipe: the port came wrapped in bold, the address
+// was never found, and every page test timed out.
+test('the server is found when Vite colours its output, as it does where CI is set', async () => {
+  const coloured = await servePage({ CI: 'true' });
+  try {
+    expect((await fetch(coloured.url)).status).toBe(200);
+  } finally {
+    await coloured.close();
+  }
+});
+
 test('npm start serves the page cross-origin isolated, so it runs on every core', async () => {
   const { page, problems } = await openWhen(browser, server.url, () => document.body.dataset.state === 'ready');
   const [isolated, threads, cores] = await page.evaluate(() => [crossOriginIsolated, Number(document.body.dataset.threads), navigator.hardwareConcurrency]);

@@ -9,19 +9,31 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** package.json's start script: `vite preview` and its arguments. */
 export const START_SCRIPT = JSON.parse(readFileSync(`${REPO}package.json`, 'utf8')).scripts.start;
 
-/** Starts the start script's server on a port of its own. Resolves to { url, close() }. */
-export function servePage() {
+/** Vite's terminal colours: with CI set in the environment it colours even a pipe, port included. */
+const COLOUR = /\x1b\[[0-9;]*m/g;
+
+/**
+ * Starts the start script's server on a port of its own. Resolves to { url, close() }. `env` adds
+ * to the environment the server sees.
+ */
+export function servePage(env = {}) {
   const [command, ...args] = START_SCRIPT.split(' ');
   if (command !== 'vite') throw new Error(`package.json's start script is not vite preview: ${START_SCRIPT}`);
   const child = spawn(process.execPath, [`${REPO}node_modules/vite/bin/vite.js`, ...args, '--port', '0', '--strictPort'],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     let output = '';
+    // Named, rather than left to Jest's hook timeout: which says nothing of what Vite printed.
+    const late = setTimeout(() => {
+      child.kill();
+      reject(new Error(`vite preview printed no address in 30 s: ${output}`));
+    }, 30000);
     const read = (chunk) => {
-      output += chunk;
+      output += String(chunk).replace(COLOUR, '');
       const found = output.match(/http:\/\/127\.0\.0\.1:\d+\//);
       if (!found) return;
+      clearTimeout(late);
       child.stdout.off('data', read);
       child.stderr.off('data', read);
       child.stdout.resume();
@@ -30,6 +42,9 @@ export function servePage() {
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
-    exited.then((code) => reject(new Error(`vite preview exited with ${code}: ${output}`)));
+    exited.then((code) => {
+      clearTimeout(late);
+      reject(new Error(`vite preview exited with ${code}: ${output}`));
+    });
   });
 }
