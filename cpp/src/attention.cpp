@@ -76,6 +76,13 @@ void check_config(const AttentionConfig& c) {
     throw LimitError("n_heads × d_head is " + std::to_string(c.n_heads) + " × " + std::to_string(c.d_head) +
                      ", above the limit of " + std::to_string(kMaxDModel));
   }
+  if (!(std::isfinite(c.scale) && c.scale >= 0)) {
+    throw std::invalid_argument("scale must be 0 (1/√d_head) or a finite positive number, got " + std::to_string(c.scale));
+  }
+  if (c.window < 0 || (c.window > 0 && !c.causal)) {
+    throw std::invalid_argument("window must be 0 (none) or, with a causal mask, at least 1, got " + std::to_string(c.window) +
+                                (c.causal ? "" : " without a causal mask"));
+  }
   if (c.n_heads % c.n_kv_heads != 0) {
     throw std::invalid_argument("n_heads (" + std::to_string(c.n_heads) + ") must be a multiple of n_kv_heads (" +
                                 std::to_string(c.n_kv_heads) + ")");
@@ -125,13 +132,15 @@ void grow(std::vector<float>& buffer, size_t size) {
   buffer.resize(size);
 }
 
-// Writes -infinity over the scores of one query row that it may not see: keys from `end` on (the
-// causal mask) and keys whose mask is 0. PyTorch hides them the same way.
-void hide_scores(float* row, size_t n_k, size_t end, const uint8_t* key_mask) {
+// Writes -infinity over the scores of one query row that it may not see: keys before `begin` (a
+// sliding window), keys from `end` on (the causal mask) and keys whose mask is 0. PyTorch hides
+// them the same way.
+void hide_scores(float* row, size_t n_k, size_t begin, size_t end, const uint8_t* key_mask) {
   constexpr float kHidden = -std::numeric_limits<float>::infinity();
+  std::fill(row, row + begin, kHidden);
   std::fill(row + end, row + n_k, kHidden);
   if (key_mask) {
-    for (size_t j = 0; j < end; ++j) {
+    for (size_t j = begin; j < end; ++j) {
       if (!key_mask[j]) row[j] = kHidden;
     }
   }
@@ -366,13 +375,16 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   grow(t.scores, keep_trace ? h * n_q * n_k : size_t(thread_count()) * scratch);
   if (keep_trace) grow(t.weights, h * n_q * n_k);
   t.concat.resize(n_q, qw);
-  const float scale = 1.0f / std::sqrt(float(dh));
+  const float scale = float(config_.score_scale());
   parallel_for(kv, 2 * n_k * kvw, [&](size_t g, size_t) {
     kernels::pack_b(dh, n_k, t.k.data() + g * dh, 1, kvw, scale, keys.data() + g * key_floats);
     kernels::pack_b(n_k, dh, t.v.data() + g * dh, kvw, 1, 1.0f, values.data() + g * value_floats);
   });
-  // Query r is at position query_position + r; with a causal mask it sees the keys up to there.
+  // Query r is at position query_position + r; with a causal mask it sees the keys up to there,
+  // and with a window only the last `window` of them.
   const auto visible_keys = [&](size_t r) { return config_.causal ? std::min(n_k, size_t(in.query_position) + r + 1) : n_k; };
+  const size_t window = size_t(config_.window);
+  const auto first_key = [&](size_t r) { return window && visible_keys(r) > window ? visible_keys(r) - window : 0; };
   // One task per head and block of query rows: their scores and weights, 2 × 32 × n_k floats, stay
   // in cache from the scores GEMM through softmax to the weighted sum. Causal blocks differ in
   // cost, so tasks are taken one at a time rather than dealt out in equal shares.
@@ -395,8 +407,10 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
     // otherwise become weight 0 unnoticed. Each query's causal window is checked, not the keys
     // the block computed beyond it, so the answer does not depend on the block size.
     const auto describe = [&] { return "attention: the scores of head " + str(i); };
-    for (size_t r = 0; r < rows; ++r) check_fits(s + r * n_k, visible_keys(r0 + r), describe, kCause);
-    for (size_t r = 0; r < rows; ++r) hide_scores(s + r * n_k, n_k, visible_keys(r0 + r), in.key_mask);
+    for (size_t r = 0; r < rows; ++r) {
+      check_fits(s + r * n_k + first_key(r0 + r), visible_keys(r0 + r) - first_key(r0 + r), describe, kCause);
+    }
+    for (size_t r = 0; r < rows; ++r) hide_scores(s + r * n_k, n_k, first_key(r0 + r), visible_keys(r0 + r), in.key_mask);
     k.softmax(rows, n_k, s, n_k, p, n_k);
     // Hidden keys have weight exactly 0, so the product may stop at `seen`.
     k.gemm(rows, dh, seen, p, n_k, values.data() + g * value_floats, kernels::panel_stride(n_k), nullptr,

@@ -8,20 +8,24 @@
 namespace multihead {
 
 NaiveAttention attention_naive(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
-                               int n_queries, int n_keys, int n_heads, int n_kv_heads, int d_head, bool causal,
-                               int query_position, const std::vector<double>& bias, const std::vector<uint8_t>& key_mask) {
-  const int group = n_heads / n_kv_heads;           // query heads per key/value head
-  const int q_width = n_heads * d_head, kv_width = n_kv_heads * d_head;
-  const double scale = 1.0 / std::sqrt(double(d_head));
+                               int n_queries, int n_keys, const AttentionConfig& config, int query_position,
+                               const std::vector<double>& bias, const std::vector<uint8_t>& key_mask) {
+  const int n_heads = config.n_heads, d_head = config.d_head, window = config.window;
+  const int group = n_heads / config.n_kv_heads;  // query heads per key/value head
+  const int q_width = n_heads * d_head, kv_width = config.n_kv_heads * d_head;
+  const double scale = config.score_scale();
   NaiveAttention out{std::vector<double>(size_t(n_heads) * n_queries * n_keys), std::vector<double>(size_t(n_queries) * q_width)};
   for (int i = 0; i < n_heads; ++i) {
     const int g = i / group;  // the key/value head that query head i reads
     for (int r = 0; r < n_queries; ++r) {
       double* w = &out.weights[(size_t(i) * n_queries + r) * n_keys];  // this query's row of weights
-      // Scores of the keys this query may see: not after its position (causal), not masked out.
+      // Scores of the keys this query may see: not after its position (causal), not before its
+      // window, not masked out.
       double largest = -std::numeric_limits<double>::infinity();
       for (int j = 0; j < n_keys; ++j) {
-        const bool visible = !(causal && j > query_position + r) && (key_mask.empty() || key_mask[size_t(j)]);
+        const int position = query_position + r;
+        const bool visible = !(config.causal && j > position) && !(window > 0 && j <= position - window) &&
+                             (key_mask.empty() || key_mask[size_t(j)]);
         if (!visible) { w[j] = std::nan(""); continue; }
         double score = 0;
         for (int c = 0; c < d_head; ++c) score += q[size_t(r) * q_width + i * d_head + c] * k[size_t(j) * kv_width + g * d_head + c];

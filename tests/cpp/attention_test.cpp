@@ -98,12 +98,15 @@ TEST(MultiHeadAttention, AnAblatedHeadGivesZerosOrItsMeanToTheOutputProjectionAn
 struct Shape {
   int n_q, n_k, d, h, kv, dh, position;
   bool causal, masked = false, biased = false;
+  int window = 0;
+  double scale = 0;
 };
 
 std::string describe(const Shape& s) {
   return "n_q=" + std::to_string(s.n_q) + " n_k=" + std::to_string(s.n_k) + " d=" + std::to_string(s.d) + " h=" + std::to_string(s.h) +
          " kv=" + std::to_string(s.kv) + " dh=" + std::to_string(s.dh) + " position=" + std::to_string(s.position) +
-         (s.causal ? " causal" : "") + (s.masked ? " masked" : "") + (s.biased ? " biased" : "");
+         (s.causal ? " causal" : "") + (s.masked ? " masked" : "") + (s.biased ? " biased" : "") +
+         (s.window ? " window=" + std::to_string(s.window) : "") + (s.scale ? " scale=" + std::to_string(s.scale) : "");
 }
 
 TEST(MultiHeadAttention, AttentionOfAnyShapeMatchesAttentionNaive) {
@@ -119,9 +122,15 @@ TEST(MultiHeadAttention, AttentionOfAnyShapeMatchesAttentionNaive) {
       {70, 70, 48, 6, 1, 8, 0, true},         // several row blocks, multi-query
       {40, 17, 12, 2, 2, 6, 0, true},         // more queries than keys
       {100, 100, 20, 4, 4, 5, 0, true},       // standard multi-head attention
+      {70, 70, 16, 4, 1, 8, 0, true, false, false, 5},   // a sliding window of 5, across row blocks
+      {40, 40, 16, 4, 2, 8, 0, true, true, true, 33},    // a window a query passes at position 33, masked and biased
+      {1, 50, 16, 4, 2, 8, 49, true, false, false, 8},   // one step of generation: only the last 8 keys
+      {3, 40, 16, 4, 4, 4, 37, true, false, false, 1},   // a window of one: each query sees itself
+      {9, 9, 24, 6, 3, 5, 0, true, false, false, 0, 0.0625},  // a score scale of its own (Gemma's query_pre_attn_scalar^−½)
   };
   for (const Shape& s : shapes) {
-    const AttentionConfig c{.d_model = s.d, .n_heads = s.h, .n_kv_heads = s.kv, .d_head = s.dh, .causal = s.causal};
+    const AttentionConfig c{.d_model = s.d, .n_heads = s.h, .n_kv_heads = s.kv, .d_head = s.dh, .causal = s.causal,
+                            .window = s.window, .scale = s.scale};
     const AttentionWeights w = random_attention_weights(c, 7);
     const MultiHeadAttention layer(c, w);
     const auto x_q = random_values(size_t(s.n_q) * s.d, 3), x_kv = random_values(size_t(s.n_k) * s.d, 4);
@@ -195,20 +204,40 @@ TEST(MultiHeadAttention, TheRotationStepRotatesQueriesAndKeysAtTheirPositionsBef
   const NaiveAttention a = attention_naive(project(x_q, n_q, w.wq, w.bq, 12, position), project(x_kv, n_k, w.wk, w.bk, 6, 0),
                                            flat(to_double(x_kv, size_t(n_k), 12) * to_double(w.wv, 12, 6) +
                                                 MatrixD::Ones(n_k, 1) * to_double(w.bv, 1, 6)),
-                                           n_q, n_k, 4, 2, 3, true, position);
+                                           n_q, n_k, {.d_model = 12, .n_heads = 4, .n_kv_heads = 2, .d_head = 3, .causal = true}, position);
   for (int i = 0; i < 4; ++i) {
     EXPECT_LT(max_abs_diff(t.head_weights(i), Eigen::Map<const MatrixD>(a.weights.data() + size_t(i) * n_q * n_k, n_q, n_k)), 1e-5) << i;
   }
 }
 
+const AttentionConfig kOneHead{.d_model = 1, .n_heads = 1, .n_kv_heads = 1, .d_head = 1};
+
+TEST(MultiHeadAttention, ASlidingWindowHidesTheKeysBeforeItAsWellAsAfter) {
+  // Four tokens, a window of 2: the query at position p sees keys p − 1 and p only.
+  const AttentionConfig c{.d_model = 4, .n_heads = 1, .n_kv_heads = 1, .d_head = 4, .causal = true, .window = 2};
+  const MultiHeadAttention layer(c, random_attention_weights(c, 3));
+  const AttentionTrace t = layer.forward(random_values(16, 8), 4);
+  for (int r = 0; r < 4; ++r) {
+    for (int j = 0; j < 4; ++j) {
+      const bool seen = j <= r && j >= r - 1;
+      EXPECT_EQ(t.head_weights(0)(r, j) > 0, seen) << r << ", " << j;
+      if (!seen) EXPECT_EQ(t.head_scores(0)(r, j), -std::numeric_limits<float>::infinity()) << r << ", " << j;
+    }
+  }
+  const NaiveAttention a = attention_naive({1, 1, 1}, {1, 3, 2}, {10, 20, 30}, 3, 3, {.d_model = 1, .n_heads = 1, .n_kv_heads = 1,
+                                           .d_head = 1, .causal = true, .window = 2}, 0);
+  EXPECT_EQ(a.weights[6], 0.0);  // query 2 does not see key 0
+  EXPECT_NEAR(a.weights[7], 1 / (1 + std::exp(-1.0)), 1e-15);  // softmax(3, 2) over keys 1 and 2
+}
+
 TEST(MultiHeadAttention, AttentionNaiveGivesAHiddenRowZerosAndTheDefinitionOnAHandExample) {
   // One head, d_head 1, two keys: scores q·k / 1 = {1·1, 1·3} → weights softmax(1, 3); out = Σ w·v.
-  const NaiveAttention a = attention_naive({1}, {1, 3}, {10, 20}, 1, 2, 1, 1, 1, false, 0);
+  const NaiveAttention a = attention_naive({1}, {1, 3}, {10, 20}, 1, 2, kOneHead, 0);
   const double w0 = 1 / (1 + std::exp(2.0));
   EXPECT_NEAR(a.weights[0], w0, 1e-15);
   EXPECT_NEAR(a.weights[1], 1 - w0, 1e-15);
   EXPECT_NEAR(a.concat[0], 10 * w0 + 20 * (1 - w0), 1e-12);
-  const NaiveAttention hidden = attention_naive({1}, {1, 3}, {10, 20}, 1, 2, 1, 1, 1, false, 0, {}, {0, 0});
+  const NaiveAttention hidden = attention_naive({1}, {1, 3}, {10, 20}, 1, 2, kOneHead, 0, {}, {0, 0});
   EXPECT_EQ(hidden.weights, std::vector<double>({0, 0}));
   EXPECT_EQ(hidden.concat, std::vector<double>({0}));
 }
@@ -331,6 +360,15 @@ TEST(MultiHeadAttentionErrors, BadConfigurationsNameTheParameterAndValue) {
                                   {"d_model is " + std::to_string(kMaxDModel + 4), "limit"});
   expect_error<std::length_error>([&] { check_config(config(64, 64, 8, 128)); }, {"n_heads × d_head is 64 × 128", "limit"});
   expect_error<std::invalid_argument>([&] { random_attention_weights(config(12, 6, 4, 2), 1); }, {"n_heads (6)", "n_kv_heads (4)"});
+  AttentionConfig c = config(12, 4, 4, 3);
+  c.window = 4;
+  expect_error<std::invalid_argument>([&] { check_config(c); }, {"window", "got 4 without a causal mask"});
+  c.causal = true;
+  c.window = -1;
+  expect_error<std::invalid_argument>([&] { check_config(c); }, {"window", "got -1"});
+  c.window = 0;
+  c.scale = std::nan("");
+  expect_error<std::invalid_argument>([&] { check_config(c); }, {"scale", "finite positive"});
 }
 
 TEST(MultiHeadAttentionErrors, WrongWeightSizesNameTheWeight) {

@@ -48,8 +48,7 @@ inline ReferenceResult reference_attention(const std::vector<float>& x_q, int n_
     return flat(y);
   };
   const NaiveAttention a = attention_naive(project(x_q, n_q, w.wq, w.bq, qw), project(x_kv, n_k, w.wk, w.bk, kvw),
-                                           project(x_kv, n_k, w.wv, w.bv, kvw), n_q, n_k, c.n_heads, c.n_kv_heads, c.d_head,
-                                           c.causal, query_position, bias, key_mask);
+                                           project(x_kv, n_k, w.wv, w.bv, kvw), n_q, n_k, c, query_position, bias, key_mask);
   ReferenceResult r;
   for (int h = 0; h < c.n_heads; ++h) {
     r.weights.push_back(Eigen::Map<const MatrixD>(a.weights.data() + size_t(h) * n_q * n_k, n_q, n_k));

@@ -78,6 +78,11 @@ struct AttentionConfig {
   int n_kv_heads = 0;  // kv: key/value heads; h must be a multiple of kv
   int d_head = 0;      // dh: the width of each head's queries, keys and values
   bool causal = false;  // a query sees the keys at its own position and before
+  int window = 0;       // with causal: a query at position p sees only keys p − window + 1 … p (0: all)
+  double scale = 0;     // the scores' factor: 0 for 1/√d_head (Gemma 3 reads query_pre_attn_scalar^−½)
+
+  // The factor the scores are multiplied by.
+  double score_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(double(d_head)); }
 };
 
 // Standard multi-head attention: as many key/value heads as query heads, each d / h wide (throws
@@ -100,8 +105,8 @@ struct PackedAttentionWeights {
   Vector bq, bk, bv, bo;
 };
 
-// Throws if the configuration is unusable: a size below 1, d_model or h·dh above kMaxDModel, or h
-// not a multiple of kv.
+// Throws if the configuration is unusable: a size below 1, d_model or h·dh above kMaxDModel, h
+// not a multiple of kv, or a window without a causal mask.
 void check_config(const AttentionConfig& config);
 
 // Deterministic initialisation from a seed: the same weights on every platform and build.
@@ -150,17 +155,17 @@ struct AttentionInput {
 };
 
 // The definition, in plain loops and doubles: for each query head i and its key/value head
-// g = i / (h / kv), weights_i = softmax(Q_i·K_gᵀ·scale + bias_i) over the keys it may see, and
-// out_i = weights_i·V_g. q (n_q, h·dh), k and v (n_k, kv·dh), bias (h, n_q, n_k) or empty,
-// key_mask (n_k) or empty. It is what a learner reads first and what the tests check the fast path
-// against; it checks nothing and is not used to compute.
+// g = i / (h / kv), weights_i = softmax(Q_i·K_gᵀ·scale + bias_i) over the keys it may see (the
+// config's causal mask and window), and out_i = weights_i·V_g. q (n_q, h·dh), k and v (n_k, kv·dh),
+// bias (h, n_q, n_k) or empty, key_mask (n_k) or empty. It is what a learner reads first and what
+// the tests check the fast path against; it checks nothing and is not used to compute.
 struct NaiveAttention {
   std::vector<double> weights;  // (h, n_q, n_k)
   std::vector<double> concat;   // (n_q, h·dh)
 };
 NaiveAttention attention_naive(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
-                               int n_queries, int n_keys, int n_heads, int n_kv_heads, int d_head, bool causal,
-                               int query_position, const std::vector<double>& bias = {},
+                               int n_queries, int n_keys, const AttentionConfig& config, int query_position,
+                               const std::vector<double>& bias = {},
                                const std::vector<uint8_t>& key_mask = {});
 
 class MultiHeadAttention {
