@@ -1,7 +1,8 @@
-"""PyTorch reference forward passes of four Hugging Face architectures, for parity fixtures.
+"""PyTorch reference forward passes of Hugging Face architectures, for parity fixtures.
 
 BERT (BertModel + the BertForMaskedLM head), DistilBERT (+ DistilBertForMaskedLM's vocab_* head),
-RoBERTa (BERT blocks, RobertaForMaskedLM's lm_head) and GPT-2 (GPT2LMHeadModel), written from the
+RoBERTa (BERT blocks, RobertaForMaskedLM's lm_head), GPT-2 (GPT2LMHeadModel), Llama
+(LlamaForCausalLM: RMSNorm, grouped-query attention, RoPE, gated MLP) and Qwen2, written from the
 Hugging Face definitions as plain functions over a state dict, in whatever dtype the weights are
 (float64 for references, float32 to estimate an engine's rounding).
 
@@ -226,8 +227,115 @@ def gpt2_block(x, w, l, config, modes=None):
     return x, a, probs
 
 
+# ---------------------------------------------------------------------------------------------
+# Rotary decoders: Llama (modeling_llama.py) and the families written after it. Weights are named
+# as LlamaForCausalLM's without the "model." prefix: embed_tokens.weight,
+# layers.N.self_attn.q_proj.weight, layers.N.mlp.gate_proj.weight, norm.weight, and lm_head.weight
+# (absent when tie_word_embeddings ties the head to embed_tokens).
+# ---------------------------------------------------------------------------------------------
+def rms_norm(x, weight, eps):
+    """LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * weight."""
+    return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def rope_parameters(config):
+    """(theta, partial_rotary_factor, scaling dict or None) from the v4 fields (rope_theta,
+    partial_rotary_factor, rope_scaling) or v5's rope_parameters."""
+    if config.get("rope_parameters") is not None:
+        p = config["rope_parameters"]
+        fraction = p.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
+        return p.get("rope_theta", 10000.0), fraction, p
+    return config.get("rope_theta", 10000.0), config.get("partial_rotary_factor", 1.0), config.get("rope_scaling")
+
+
+def rope_inv_freq(theta, dim, scaling):
+    """modeling_rope_utils.py: _compute_default_rope_parameters, then linear or llama3 scaling."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+    kind = (scaling or {}).get("rope_type", (scaling or {}).get("type", "default"))
+    if kind == "linear":
+        return inv_freq / scaling["factor"]
+    if kind == "llama3":  # _compute_llama3_parameters
+        factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+        old = scaling["original_max_position_embeddings"]
+        wavelen = 2 * math.pi / inv_freq
+        scaled = torch.where(wavelen > old / low, inv_freq / factor, inv_freq)
+        smooth = (old / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = ~(wavelen < old / high) & ~(wavelen > old / low)
+        return torch.where(medium, smoothed, scaled)
+    assert kind == "default", kind
+    return inv_freq
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def apply_rope(x, inv_freq):
+    """x (heads, n, dh): the first 2·len(inv_freq) dimensions rotated by position, rotate_half's
+    pairing (i, i + r/2); the rest pass through."""
+    r = 2 * len(inv_freq)
+    angles = torch.arange(x.shape[1], dtype=torch.float64)[:, None] * inv_freq[None, :]  # (n, r/2)
+    emb = torch.cat((angles, angles), dim=-1).to(x.dtype)
+    rot, rest = x[..., :r], x[..., r:]
+    return torch.cat((rot * emb.cos() + rotate_half(rot) * emb.sin(), rest), dim=-1)
+
+
+def grouped_attention(q, k, v, modes=None):
+    """q (H, n, dh), k and v (KV, n, dh); query head h reads key/value head h // (H / KV)
+    (repeat_kv). Causal. Returns the heads' outputs concatenated (n, H·dh) and (H, n, n)."""
+    H, n, dh = q.shape
+    k, v = (t.repeat_interleave(H // t.shape[0], dim=0) for t in (k, v))
+    scores = q @ k.transpose(1, 2) * dh ** -0.5
+    scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+    context = probs @ v  # (H, n, dh)
+    if modes is not None:
+        context = ablate(context, modes)
+    return context.transpose(0, 1).reshape(n, H * dh), probs
+
+
+def optional_linear(x, w, name):
+    """nn.Linear with or without a bias."""
+    y = x @ w[name + ".weight"].T
+    return y + w[name + ".bias"] if name + ".bias" in w else y
+
+
+def llama_forward(config, w, ids, ablation):
+    """LlamaForCausalLM (and Qwen2ForCausalLM, which adds q/k/v biases): RMSNorm pre-norm
+    blocks, grouped-query attention with RoPE, down(act(gate(x)) * up(x)), a final norm."""
+    H = config["num_attention_heads"]
+    KV = config.get("num_key_value_heads") or H
+    dh = config.get("head_dim") or config["hidden_size"] // H
+    eps = config["rms_norm_eps"]
+    act = {"silu": torch.nn.functional.silu, "gelu": gelu_erf, "gelu_pytorch_tanh": gelu_tanh}[config.get("hidden_act", "silu")]
+    theta, fraction, scaling = rope_parameters(config)
+    inv_freq = rope_inv_freq(theta, int(dh * fraction), scaling)
+    x = w["embed_tokens.weight"][torch.tensor(ids)]  # (n, d)
+    n = x.shape[0]
+    attentions, inputs = [], []
+    for l in range(config["num_hidden_layers"]):
+        p = f"layers.{l}."
+        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        heads = lambda t, count: t.reshape(n, count, dh).transpose(0, 1)  # (n, count·dh) -> (count, n, dh)
+        q = apply_rope(heads(optional_linear(a, w, p + "self_attn.q_proj"), H), inv_freq)
+        k = apply_rope(heads(optional_linear(a, w, p + "self_attn.k_proj"), KV), inv_freq)
+        v = heads(optional_linear(a, w, p + "self_attn.v_proj"), KV)
+        context, probs = grouped_attention(q, k, v, layer_modes(ablation, l, H))
+        x = x + optional_linear(context, w, p + "self_attn.o_proj")
+        m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        x = x + optional_linear(act(optional_linear(m, w, p + "mlp.gate_proj")) * optional_linear(m, w, p + "mlp.up_proj"),
+                                w, p + "mlp.down_proj")
+        inputs.append(a)
+        attentions.append(probs)
+    hidden = rms_norm(x, w["norm.weight"], eps)
+    head = w.get("lm_head.weight", w["embed_tokens.weight"] if config.get("tie_word_embeddings") else None)
+    return Trace(torch.stack(attentions), torch.stack(inputs), hidden, None if head is None else hidden @ head.T)
+
+
 FORWARDS = {"bert": bert_forward, "distilbert": distilbert_forward, "roberta": roberta_forward,
-            "gpt2": gpt2_forward}
+            "gpt2": gpt2_forward, "llama": llama_forward, "qwen2": llama_forward}
 
 
 def forward(config, weights, ids, ablation=None):

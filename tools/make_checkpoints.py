@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/make_checkpoints.py --size bert-base [--out DIR]
     /usr/bin/python3 tools/make_checkpoints.py --size gpt2 [--out DIR]
 
-Without --size it writes tests/fixtures/checkpoints/<name>/ for the seven checkpoints of
+Without --size it writes tests/fixtures/checkpoints/<name>/ for the ten checkpoints of
 CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
 `tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS; the
 layout of current `tokenizers` versions), tokenizer.old.json (the same tokenizer in the older
@@ -367,6 +367,11 @@ class Dims(NamedTuple):
     ff: int         # feed-forward width
     vocab: int
     positions: int  # rows of the position table (RoBERTa: max tokens + 2)
+    kv_heads: int = 0  # rotary decoders: key/value heads
+    head_dim: int = 0  # rotary decoders: the width of a head (not always d / heads)
+
+
+ROTARY = ("llama", "qwen2")  # the families of hf_models.llama_forward
 
 
 def linear_shapes(name, n_out, n_in):
@@ -380,6 +385,23 @@ def norm_shapes(name, d):
 def model_shapes(family, dims, head):
     """hf_models name -> shape of every weight the forward pass reads, in module order."""
     d, f, v = dims.d, dims.ff, dims.vocab
+    if family in ROTARY:
+        q, kv = dims.heads * dims.head_dim, dims.kv_heads * dims.head_dim
+        s = {"embed_tokens.weight": (v, d)}
+        for l in range(dims.layers):
+            p = f"layers.{l}."
+            s[p + "input_layernorm.weight"] = (d,)
+            for name, width in (("q_proj", q), ("k_proj", kv), ("v_proj", kv)):
+                s[p + f"self_attn.{name}.weight"] = (width, d)
+                if family == "qwen2":
+                    s[p + f"self_attn.{name}.bias"] = (width,)
+            s[p + "self_attn.o_proj.weight"] = (d, q)
+            s[p + "post_attention_layernorm.weight"] = (d,)
+            s.update({p + "mlp.gate_proj.weight": (f, d), p + "mlp.up_proj.weight": (f, d), p + "mlp.down_proj.weight": (d, f)})
+        s["norm.weight"] = (d,)
+        if head:  # an untied head; a tied one is embed_tokens itself
+            s["lm_head.weight"] = (v, d)
+        return s
     if family == "gpt2":
         s = {"wte.weight": (v, d), "wpe.weight": (dims.positions, d)}
         for l in range(dims.layers):
@@ -414,7 +436,8 @@ def model_shapes(family, dims, head):
 
 
 def is_norm(name):
-    return "LayerNorm" in name or "layer_norm" in name or ".ln_" in name or name.startswith("ln_")
+    return ("LayerNorm" in name or "layer_norm" in name or ".ln_" in name or name.startswith("ln_")
+            or "layernorm" in name or name == "norm.weight")
 
 
 def random_tensor(key, family, name, shape, d_head):
@@ -422,7 +445,7 @@ def random_tensor(key, family, name, shape, d_head):
     in), gammas near 1, so attention is visibly peaked rather than uniform."""
     g = torch.Generator().manual_seed(zlib.crc32(f"{SEED}/{key}/{name}".encode()))
     t = torch.randn(shape, generator=g, dtype=torch.float64)
-    if "word_embeddings" in name or name == "wte.weight":
+    if "word_embeddings" in name or name in ("wte.weight", "embed_tokens.weight"):
         return 0.7 * t
     if "position_embeddings" in name or "token_type" in name or name == "wpe.weight":
         return 0.3 * t
@@ -435,14 +458,14 @@ def random_tensor(key, family, name, shape, d_head):
     # Larger query/key matrices sharpen the softmax; narrow heads (k = 3) need more of it to be
     # as peaked as k = 8 ones (the 1/4 power is empirical).
     qk_gain = 1.5 * (8 / d_head) ** 0.25
-    if any(r in name for r in ("query", "key", "q_lin", "k_lin")):
+    if any(r in name for r in ("query", "key", "q_lin", "k_lin", "q_proj", "k_proj")):
         t = qk_gain * t
     if "c_attn" in name:
         t[:, :2 * shape[0]] *= qk_gain  # the Q | K column blocks
     # A smaller attention output keeps each token's own vector dominant in the residual stream;
     # at full scale 12 random layers average every token into the same vector and the deep
     # layers' attention turns uniform.
-    if any(r in name for r in ("attention.output.dense", "out_lin", "attn.c_proj")):
+    if any(r in name for r in ("attention.output.dense", "out_lin", "attn.c_proj", "o_proj")):
         t = 0.5 * t
     return t
 
@@ -459,6 +482,8 @@ class Layout(NamedTuple):
     decoder_bias: bool = False      # the MLM bias saved as cls.predictions.decoder.bias
     attn_bias: bool = False         # GPT-2's causal-mask buffer h.N.attn.bias (1, 1, P, P) F32
     masked_bias: bool = False       # older GPT-2 files: h.N.attn.masked_bias, a scalar
+    inv_freq: bool = False          # older Llama files: layers.N.self_attn.rotary_emb.inv_freq, F16 here
+                                    # and deliberately wrong, as the engine must compute it from the config
 
 
 HEAD_PREFIXES = ("cls.", "lm_head.", "vocab_")  # saved without the base-model prefix
@@ -479,6 +504,9 @@ def extra_tensors(family, dims, layout):
                                        lambda: torch.ones(p, p).tril().view(1, 1, p, p))
         if layout.masked_bias:
             out[f"h.{l}.attn.masked_bias"] = ((), torch.float32, lambda: torch.tensor(-1e4))
+    for l in range(dims.layers if layout.inv_freq else 0):
+        half = dims.head_dim // 2
+        out[f"layers.{l}.self_attn.rotary_emb.inv_freq"] = ((half,), torch.float16, lambda: torch.full((half,), 0.5, dtype=torch.float16))
     return out
 
 
@@ -505,7 +533,7 @@ def checkpoint_tensors(key, family, dims, head, layout, dtype):
     for name, (shape, buffer_dtype, make) in specs.items():
         if make is None:
             make = lambda name=name, shape=shape: random_tensor(key, family, name, shape,
-                                                                 dims.d // dims.heads).to(storage)
+                                                                 dims.head_dim or dims.d // dims.heads).to(storage)
         out[file_name(name, layout)] = (shape, buffer_dtype or storage, make)
     return out
 
@@ -565,6 +593,17 @@ def config_json(family, dims, arch, tok, recent, dtype):
              "n_positions": dims.positions, "resid_pdrop": 0.1, "vocab_size": dims.vocab}
         if recent:
             c["n_inner"] = None
+    elif family in ROTARY:
+        eot = tok.vocab[GPT2_EOT]
+        c = {"architectures": [arch], "attention_dropout": 0.0, "bos_token_id": eot, "eos_token_id": eot,
+             "hidden_act": "silu", "hidden_size": dims.d, "initializer_range": 0.02, "intermediate_size": dims.ff,
+             "max_position_embeddings": dims.positions, "model_type": family, "num_attention_heads": dims.heads,
+             "num_hidden_layers": dims.layers, "num_key_value_heads": dims.kv_heads, "rms_norm_eps": 1e-05,
+             "rope_scaling": None, "rope_theta": 10000.0, "use_cache": True, "vocab_size": dims.vocab}
+        if family == "llama":
+            c.update({"attention_bias": False, "head_dim": dims.head_dim, "mlp_bias": False, "pretraining_tp": 1})
+        else:
+            c.update({"max_window_layers": dims.layers, "sliding_window": dims.positions, "use_sliding_window": False})
     elif family == "distilbert":
         c = {"activation": "gelu", "architectures": [arch], "attention_dropout": 0.1, "dim": dims.d,
              "dropout": 0.1, "hidden_dim": dims.ff, "initializer_range": 0.02,
@@ -607,6 +646,9 @@ class Checkpoint(NamedTuple):
     layout: Layout
     recent: bool    # written by a recent transformers version (see config_json)
     cases: tuple    # ((case name, text), ...)
+    kv_heads: int = 0   # rotary decoders: key/value heads
+    head_dim: int = 0   # rotary decoders: a head's width
+    config: dict = {}   # config.json fields set after config_json's (None removes one)
 
 
 SENTENCE = ("sentence", "The children were walking slowly to the old river.")
@@ -632,6 +674,25 @@ CHECKPOINTS = [
     Checkpoint("bert-12x12", "bert", "BertForMaskedLM", 36, 12, 12, 36, 64, "F16", True,
                Layout("bert.", position_ids=True, decoder_bias=True), True,
                (SENTENCE, ("masked", "The cat sat on the [MASK] near the door."))),
+]
+REPEATED = ("repeated", "The old man saw the river, and the old man saw the river again.")
+# Rotary decoders: a SmolLM2-like Llama (grouped 3:1, tied head, BF16); one with a head_dim that
+# is not hidden / heads, Llama 3's rope_scaling, an untied head and the inv_freq buffers of older
+# files; and a Qwen2.5-like one (q/k/v biases, F16, tied) whose RoPE is in v5's rope_parameters.
+CHECKPOINTS += [
+    Checkpoint("llama-smol", "llama", "LlamaForCausalLM", 48, 2, 6, 96, 64, "BF16", False,
+               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
+               config={"tie_word_embeddings": True}),
+    Checkpoint("llama3-scaled", "llama", "LlamaForCausalLM", 48, 2, 4, 96, 64, "F32", True,
+               Layout("model.", inv_freq=True), False, (SENTENCE, REPEATED), kv_heads=2, head_dim=16,
+               config={"tie_word_embeddings": False, "rope_theta": 500000.0,
+                       "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                                        "original_max_position_embeddings": 8192, "rope_type": "llama3"}}),
+    Checkpoint("qwen2", "qwen2", "Qwen2ForCausalLM", 32, 2, 4, 64, 64, "F16", False,
+               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
+               config={"tie_word_embeddings": True, "rope_theta": None, "rope_scaling": None,
+                       "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
+                       "torch_dtype": None, "dtype": "float16", "transformers_version": "5.0.0"}),
 ]
 REAL_SIZES = {
     "bert-base": Checkpoint("bert-base", "bert", "BertForPreTraining", 768, 12, 12, 3072, 512, "F32", True,
@@ -665,8 +726,10 @@ def write_checkpoint(ck, folder, pad_vocab_to=None):
     vocab_size = len(tok.vocab if isinstance(tok, Bpe) else tok)
     assert pad_vocab_to is None or vocab_size == pad_vocab_to
     positions = ck.tokens + (2 if ck.family == "roberta" else 0)
-    dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, vocab_size, positions)
+    dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, vocab_size, positions, ck.kv_heads, ck.head_dim)
     config = config_json(ck.family, dims, ck.arch, tok, ck.recent, ck.dtype)
+    config = dict(sorted({**config, **ck.config}.items()))
+    config = {k: v for k, v in config.items() if v is not None or ck.config.get(k, 0) is not None}
     tensors = checkpoint_tensors(ck.name, ck.family, dims, ck.head, ck.layout, ck.dtype)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
@@ -680,7 +743,7 @@ def write_checkpoint(ck, folder, pad_vocab_to=None):
 
 def reference_weights(ck, tensors, dtype):
     """hf_models names -> the stored weights as `dtype`, read back through the file layout."""
-    dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, vocab=0, positions=0)  # only the names matter here
+    dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, 0, 0, ck.kv_heads, ck.head_dim)  # only the names matter here
     names = {file_name(n, ck.layout): n for n in model_shapes(ck.family, dims, ck.head)}
     return {names[f]: make().to(dtype) for f, (_, _, make) in tensors.items() if f in names}
 

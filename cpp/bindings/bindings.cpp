@@ -152,6 +152,8 @@ val config_object(const ModelConfig& c, bool has_lm_head) {
   out.set("dModel", c.hidden_size);
   out.set("numLayers", c.num_hidden_layers);
   out.set("numHeads", c.num_attention_heads);
+  out.set("numKeyValueHeads", c.num_key_value_heads);
+  out.set("headDim", c.head_dim);
   out.set("maxPositions", c.max_tokens());
   out.set("causal", c.architecture->mask == Mask::causal);
   out.set("hasLmHead", has_lm_head);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "json_limits.h"
+#include "rope_config.h"
 
 namespace multihead {
 namespace {
@@ -31,6 +32,8 @@ constexpr Limit kLimits[] = {
     {&ModelConfig::hidden_size, "hidden_size", 1, kMaxDModel},
     {&ModelConfig::num_hidden_layers, "num_hidden_layers", 1, kMaxLayers},
     {&ModelConfig::num_attention_heads, "num_attention_heads", 1, kMaxDModel},
+    {&ModelConfig::num_key_value_heads, "num_key_value_heads", 1, kMaxDModel},
+    {&ModelConfig::head_dim, "head_dim", 1, kMaxDModel},
     {&ModelConfig::intermediate_size, "intermediate_size", 1, kMaxIntermediate},
     {&ModelConfig::max_position_embeddings, "max_position_embeddings", 1, kMaxTokens},
     {&ModelConfig::type_vocab_size, "type_vocab_size", 1, kMaxTypeVocabulary},  // with token types only
@@ -41,6 +44,16 @@ const Limit& limit_of(int ModelConfig::*member) {
     if (l.member == member) return l;
   }
   throw std::logic_error("no limit for a ModelConfig field");
+}
+
+// The limit of `member` in `c`: without a position table, max_position_embeddings only bounds the
+// positions (a run is still at most kMaxTokens long), so Llama 3.2's 131072 is accepted.
+Limit limit_in(const ModelConfig& c, int ModelConfig::*member) {
+  Limit l = limit_of(member);
+  if (member == &ModelConfig::max_position_embeddings && c.architecture && c.architecture->positions == Positions::rotary) {
+    l.max = kMaxRotaryPositions;
+  }
+  return l;
 }
 
 // layer_norm_eps is stored as a float: below the smallest normal float it would round towards 0.
@@ -62,16 +75,41 @@ int read_checked(const json& value, const char* name, const Limit& l) {
   return int(value.get<int64_t>());
 }
 
-void read_int(const json& config, const IntField& f, ModelConfig& c) {
-  auto it = config.find(f.name);
-  if (it == config.end() && f.older) it = config.find(f.older);
-  const bool absent = it == config.end() || (f.fallback == kFourTimesHidden && it->is_null());
-  if (absent && f.fallback == kRequired) throw std::invalid_argument(std::string("config.json: ") + f.name + " is missing");
-  if (absent) {
-    c.*f.member = f.fallback == kFourTimesHidden ? 4 * c.hidden_size : f.fallback;
-    return;
+std::string str(int v) { return std::to_string(v); }
+
+const char* field_name(const ConfigFields& f, int ModelConfig::*member) {
+  for (const IntField& field : f.ints) {
+    if (field.member == member) return field.name;
   }
-  c.*f.member = read_checked(*it, it.key().c_str(), limit_of(f.member));
+  return limit_of(member).name;
+}
+
+// Divisibility in the file's own names (DistilBERT's dim and n_heads, GPT-2's n_embd and n_head).
+void check_heads_divide(const ModelConfig& c, const ConfigFields& f) {
+  if (c.hidden_size % c.num_attention_heads != 0) {
+    throw std::invalid_argument(std::string("config.json: ") + field_name(f, &ModelConfig::hidden_size) + " (" + str(c.hidden_size) +
+                                ") must be divisible by " + field_name(f, &ModelConfig::num_attention_heads) + " (" +
+                                str(c.num_attention_heads) + ")");
+  }
+}
+
+// The value of an absent field: a number, or one computed from the fields read before it.
+int fallback_value(const IntField& field, const ConfigFields& f, const ModelConfig& c) {
+  switch (field.fallback) {
+    case kFourTimesHidden: return 4 * c.hidden_size;
+    case kSameAsHeads: return c.num_attention_heads;
+    case kHiddenOverHeads: check_heads_divide(c, f); return c.hidden_size / c.num_attention_heads;
+    default: return field.fallback;
+  }
+}
+
+void read_int(const json& config, const IntField& field, const ConfigFields& f, ModelConfig& c) {
+  auto it = config.find(field.name);
+  if (it == config.end() && field.older) it = config.find(field.older);
+  const bool computed = field.fallback == kFourTimesHidden || field.fallback == kSameAsHeads || field.fallback == kHiddenOverHeads;
+  const bool absent = it == config.end() || (computed && it->is_null());  // transformers computes these from null too
+  if (absent && field.fallback == kRequired) throw std::invalid_argument(std::string("config.json: ") + field.name + " is missing");
+  c.*field.member = absent ? fallback_value(field, f, c) : read_checked(*it, it.key().c_str(), limit_in(c, field.member));
 }
 
 std::string eps_error(const std::string& source, const std::string& name, const std::string& got) {
@@ -87,12 +125,28 @@ float read_layer_norm_eps(const json& config, const ConfigFields& f) {
   return float(eps);
 }
 
+// transformers' ACT2FN names for the activations the engine has.
+constexpr std::pair<const char*, Activation> kActivations[] = {
+    {"gelu", Activation::gelu_erf}, {"gelu_new", Activation::gelu_tanh}, {"gelu_pytorch_tanh", Activation::gelu_tanh},
+    {"silu", Activation::silu}, {"swish", Activation::silu},
+};
+
 Activation read_activation(const json& config, const ConfigFields& f) {
   const auto it = config.find(f.activation);
   const json value = it == config.end() ? json(f.activation_fallback) : *it;
-  if (value == "gelu") return Activation::gelu_erf;
-  if (value == "gelu_new") return Activation::gelu_tanh;
-  throw std::invalid_argument(std::string("config.json: ") + f.activation + " must be \"gelu\" or \"gelu_new\", got " + shown(value));
+  std::string names;
+  for (const auto& [name, activation] : kActivations) {
+    if (value == name) return activation;
+    names += std::string(names.empty() ? "" : ", ") + "\"" + name + "\"";
+  }
+  throw std::invalid_argument(std::string("config.json: ") + f.activation + " must be one of " + names + ", got " + shown(value));
+}
+
+bool read_tie(const json& config, const ArchitectureSpec& spec) {
+  const auto it = config.find("tie_word_embeddings");
+  if (spec.lm_head != LmHead::untied || it == config.end()) return spec.config.tie_fallback;
+  if (!it->is_boolean()) throw std::invalid_argument("config.json: tie_word_embeddings must be true or false, got " + shown(*it));
+  return it->get<bool>();
 }
 
 void check_required(const json& config, const ConfigFields& f) {
@@ -110,24 +164,6 @@ int read_position_offset(const json& config, const ConfigFields& f) {
   const auto it = config.find(f.padding);
   if (it == config.end()) return 2;  // RobertaConfig's pad_token_id is 1
   return read_checked(*it, f.padding, {nullptr, f.padding, 0, kMaxTokens - 1}) + 1;
-}
-
-std::string str(int v) { return std::to_string(v); }
-
-const char* field_name(const ConfigFields& f, int ModelConfig::*member) {
-  for (const IntField& field : f.ints) {
-    if (field.member == member) return field.name;
-  }
-  return limit_of(member).name;
-}
-
-// Divisibility in the file's own names (DistilBERT's dim and n_heads, GPT-2's n_embd and n_head).
-void check_heads_divide(const ModelConfig& c, const ConfigFields& f) {
-  if (c.hidden_size % c.num_attention_heads != 0) {
-    throw std::invalid_argument(std::string("config.json: ") + field_name(f, &ModelConfig::hidden_size) + " (" + str(c.hidden_size) +
-                                ") must be divisible by " + field_name(f, &ModelConfig::num_attention_heads) + " (" +
-                                str(c.num_attention_heads) + ")");
-  }
 }
 
 const ArchitectureSpec& architecture_of(const json& config) {
@@ -154,6 +190,17 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
     throw std::invalid_argument(source + ": max_position_embeddings (" + str(c.max_position_embeddings) +
                                 ") must be above the first position row (" + str(c.position_offset) + ")");
   }
+  if (c.architecture->positions == Positions::rotary) {
+    if (c.rope.rotary_dim > c.head_dim) {
+      throw std::invalid_argument(source + ": RoPE's rotary dimensions (" + str(c.rope.rotary_dim) + ") must be at most head_dim (" +
+                                  str(c.head_dim) + ")");
+    }
+    try {
+      rope_inv_freq(c.rope);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(source + ": " + e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -161,7 +208,8 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
 std::vector<Weight> model_weights(const ModelConfig& c, bool head) {
   std::vector<Weight> out;
   for (size_t w = 0; w < kWeightCount; ++w) {
-    if (c.architecture->has(Weight(w), head)) out.push_back(Weight(w));
+    const bool tied_away = Weight(w) == Weight::lm_head && c.lm_head() == LmHead::tied;  // the word embeddings serve
+    if (c.architecture->has(Weight(w), head) && !tied_away) out.push_back(Weight(w));
   }
   return out;
 }
@@ -180,15 +228,16 @@ double model_floats(const ModelConfig& c, bool head, bool storage_sizes) {
 double model_weight_bytes(const ModelConfig& c) { return 4 * model_floats(c, false, false); }
 
 void check_model_config(const ModelConfig& c, const std::string& source) {
-  for (const Limit& l : kLimits) {
-    if (l.member == &ModelConfig::type_vocab_size) continue;  // depends on the architecture, below
+  for (const Limit& table : kLimits) {
+    if (table.member == &ModelConfig::type_vocab_size) continue;  // depends on the architecture, below
+    const Limit l = limit_in(c, table.member);
     const int v = c.*l.member;
     if (v < l.min || v > l.max) throw LimitError(range_error(source, l.name, l, str(v)));
   }
   check_architecture_fields(c, source);
-  if (c.hidden_size % c.num_attention_heads != 0) {
-    throw std::invalid_argument(source + ": hidden_size (" + str(c.hidden_size) + ") must be divisible by num_attention_heads (" +
-                                str(c.num_attention_heads) + ")");
+  if (c.num_attention_heads % c.num_key_value_heads != 0) {
+    throw std::invalid_argument(source + ": num_attention_heads (" + str(c.num_attention_heads) +
+                                ") must be a multiple of num_key_value_heads (" + str(c.num_key_value_heads) + ")");
   }
   check_config(c.attention());
   if (!(c.layer_norm_eps >= kMinLayerNormEps && c.layer_norm_eps < 1)) {
@@ -222,12 +271,18 @@ ModelConfig parse_model_config(const std::string& json_text) {
   c.architecture = &spec;
   c.activation = read_activation(config, f);
   check_required(config, f);
-  for (const IntField& field : f.ints) read_int(config, field, c);
+  c.num_key_value_heads = 0;
+  c.head_dim = 0;
+  for (const IntField& field : f.ints) read_int(config, field, f, c);
+  if (c.num_key_value_heads == 0) c.num_key_value_heads = c.num_attention_heads;  // architectures without the field
+  if (c.head_dim == 0) {
+    check_heads_divide(c, f);
+    c.head_dim = c.hidden_size / c.num_attention_heads;
+  }
   c.layer_norm_eps = read_layer_norm_eps(config, f);
   c.position_offset = read_position_offset(config, f);
-  check_heads_divide(c, f);
-  c.num_key_value_heads = c.num_attention_heads;
-  c.head_dim = c.hidden_size / c.num_attention_heads;
+  c.tie_word_embeddings = read_tie(config, spec);
+  if (f.rope) c.rope = read_rope(config, *f.rope, c.head_dim);
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
 }

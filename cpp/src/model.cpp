@@ -57,26 +57,31 @@ void check_sum(const Matrix& x, const std::string& where, const char* sum, const
   }
 }
 
-// out (n, d) ← LayerNorm(in); out may be in. Checks in first: small enough that the kernel's
-// variance cannot overflow. With |x| ≤ M the kernel's deviations are at most 2M and their squares
-// sum to at most 4·d·M², so M ≤ √(FLT_MAX / 8d) keeps that sum within half of FLT_MAX, room for
-// rounding. Past it the variance can become infinity, and then the output silently equals beta,
-// which no check of the output can tell from a real result. The bound is sufficient, not necessary,
-// but far above any real activation (2.3e17 at d = 768), and it costs one scan. Then checks the
-// output, which a huge gamma or beta can still overflow.
-void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const float* gamma, const float* beta, float eps,
+// out (n, d) ← LayerNorm(in), or RMSNorm(in) with `rms`; out may be in. Checks in first: small
+// enough that the kernel's sum of squares cannot overflow. With |x| ≤ M, LayerNorm's deviations are
+// at most 2M and their squares sum to at most 4·d·M², so M ≤ √(FLT_MAX / 8d) keeps that sum within
+// half of FLT_MAX, room for rounding; RMSNorm squares x itself, d·M², so M ≤ √(FLT_MAX / 2d). Past
+// it the sum can become infinity, and then the output silently equals beta (or 0), which no check
+// of the output can tell from a real result. The bound is sufficient, not necessary, but far above
+// any real activation (2.3e17 at d = 768), and it costs one scan. Then checks the output, which a
+// huge gamma or beta can still overflow.
+void normalize(const kernels::KernelSet& k, bool rms, const Matrix& in, Matrix& out, const float* gamma, const float* beta, float eps,
                const std::string& where, const std::string& norm) {
   const size_t n = size_t(in.rows()), d = size_t(in.cols());
   const float largest = largest_magnitude(in.data(), n * d);
-  const double limit = std::sqrt(double(std::numeric_limits<float>::max()) / (8.0 * double(d)));
+  const double limit = std::sqrt(double(std::numeric_limits<float>::max()) / ((rms ? 2.0 : 8.0) * double(d)));
   if (largest > limit) {
-    throw OverflowError(where + ": the variance in " + norm + " overflowed float32 (its input reaches " + short_number(largest) +
-                        "; with hidden_size = " + std::to_string(d) + " the variance is sure to fit only below " +
+    throw OverflowError(where + ": the " + (rms ? "mean square" : "variance") + " in " + norm + " overflowed float32 (its input reaches " +
+                        short_number(largest) + "; with hidden_size = " + std::to_string(d) + " it is sure to fit only below " +
                         short_number(limit) + ")");
   }
   out.resize(in.rows(), in.cols());
   parallel_ranges(n, kRowsPerThread, [&](size_t r0, size_t r1) {
-    k.layer_norm(r1 - r0, d, in.data() + r0 * d, d, gamma, beta, eps, out.data() + r0 * d, d);
+    if (rms) {
+      k.rms_norm(r1 - r0, d, in.data() + r0 * d, d, gamma, eps, out.data() + r0 * d, d);
+    } else {
+      k.layer_norm(r1 - r0, d, in.data() + r0 * d, d, gamma, beta, eps, out.data() + r0 * d, d);
+    }
   });
   check_fits(out.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
 }
@@ -85,11 +90,11 @@ void normalize(const kernels::KernelSet& k, const Matrix& in, Matrix& out, const
 // Every range but the last starts and ends on a multiple of 16, so each value meets the same SIMD
 // lanes or scalar tail as in one call over all of them (the two can round differently).
 void activate(const kernels::KernelSet& k, Activation a, size_t count, float* x) {
-  const kernels::GeluFn gelu = a == Activation::gelu_tanh ? k.gelu_tanh : k.gelu;
+  const kernels::GeluFn act = a == Activation::silu ? k.silu : a == Activation::gelu_tanh ? k.gelu_tanh : k.gelu;
   constexpr size_t kGroup = 16;
   parallel_ranges((count + kGroup - 1) / kGroup, kValuesPerThread / kGroup, [&](size_t g0, size_t g1) {
     const size_t begin = g0 * kGroup, end = std::min(count, g1 * kGroup);
-    gelu(end - begin, x + begin, x + begin);
+    act(end - begin, x + begin, x + begin);
   });
 }
 
@@ -99,8 +104,12 @@ Model::Model(const ModelConfig& config, const SafetensorsFile& file) : Model(loa
 
 Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config), weights_(std::move(weights)) {
   const ArchitectureSpec& spec = *config.architecture;
+  if (spec.positions == Positions::rotary) {
+    for (LayerWeights& layer : weights_.layers) layer.attention.set_rotation(rope_rotation(config.rope, config.head_dim));
+  }
   steps_ = {step_name(spec, Weight::embeddings_norm_w), step_name(spec, Weight::norm1_w), step_name(spec, Weight::norm2_w),
-            step_name(spec, Weight::mlp_in_w), step_name(spec, Weight::mlp_out_w), step_name(spec, Weight::final_norm_w)};
+            step_name(spec, Weight::mlp_in_w), step_name(spec, Weight::mlp_gate_w), step_name(spec, Weight::mlp_out_w),
+            step_name(spec, Weight::final_norm_w)};
 }
 
 void Model::check_ids(const std::vector<int32_t>& ids) const {
@@ -121,16 +130,20 @@ void Model::check_ids(const std::vector<int32_t>& ids) const {
 Matrix Model::embed(const std::vector<int32_t>& ids) const {
   const WeightSet& w = weights_.weights;
   const size_t n = ids.size(), d = size_t(config_.hidden_size);
-  const bool types = !w[Weight::token_type_embeddings].empty();
+  const bool types = !w[Weight::token_type_embeddings].empty(), positions = !w[Weight::position_embeddings].empty();
   Matrix x = Matrix(Eigen::Index(n), Eigen::Index(d));  // (n, d)
   for (size_t i = 0; i < n; ++i) {
     const float* word = w.data(Weight::word_embeddings) + size_t(ids[i]) * d;
-    const float* position = w.data(Weight::position_embeddings) + (size_t(config_.position_offset) + i) * d;
+    const float* position = positions ? w.data(Weight::position_embeddings) + (size_t(config_.position_offset) + i) * d : nullptr;
     const float* type = types ? w.data(Weight::token_type_embeddings) : nullptr;  // row 0: token type 0
-    for (size_t c = 0; c < d; ++c) x(Eigen::Index(i), Eigen::Index(c)) = word[c] + position[c] + (type ? type[c] : 0.0f);
+    for (size_t c = 0; c < d; ++c) {
+      x(Eigen::Index(i), Eigen::Index(c)) = word[c] + (position ? position[c] : 0.0f) + (type ? type[c] : 0.0f);
+    }
   }
-  check_sum(x, "embeddings", types ? "the sum of the word, position and token type embeddings" : "the sum of the word and position embeddings",
-            "the embeddings are too large");
+  if (positions) {  // a word embedding alone was checked finite when it was loaded
+    check_sum(x, "embeddings", types ? "the sum of the word, position and token type embeddings" : "the sum of the word and position embeddings",
+              "the embeddings are too large");
+  }
   if (!w[Weight::embeddings_norm_w].empty()) norm(x, x, w, Weight::embeddings_norm_w, Weight::embeddings_norm_b, "embeddings", steps_.embeddings_norm);
   return x;
 }
@@ -138,11 +151,8 @@ Matrix Model::embed(const std::vector<int32_t>& ids) const {
 // out (n, d) ← the architecture's norm of in; out may be in.
 void Model::norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
                  const std::string& step) const {
-  switch (config_.architecture->norm) {
-    case Norm::layer_norm:
-      normalize(kernels::active_kernels(), in, out, w.data(weight), w.data(bias), config_.layer_norm_eps, where, step);
-      break;
-  }
+  const bool rms = config_.architecture->norm == Norm::rms_norm;
+  normalize(kernels::active_kernels(), rms, in, out, w.data(weight), w.data(bias), config_.layer_norm_eps, where, step);
 }
 
 // p.trace ← layer l's attention over `input` (n, d), handed to the run's hook.
@@ -161,8 +171,10 @@ void Model::add(Matrix& x, const Matrix& branch, size_t l, const char* sum, cons
   check_sum(x, layer_name(l), sum, cause);
 }
 
-// out (n, d) = mlp_out(act(mlp_in(in))). GELU's output is not checked: |GELU(z)| ≤ |z| for both
-// forms, so its input's check covers it (tests/cpp/overflow_test.cpp shows the kernels keep finite values finite).
+// out (n, d) = mlp_out(act(mlp_in(in))), or, gated, mlp_out(act(in·gate) ⊙ mlp_in(in)). The
+// activation's output is not checked: |GELU(z)| ≤ |z| for both forms and |SiLU(z)| ≤ |z|, so its
+// input's check covers it (tests/cpp/overflow_test.cpp shows the kernels keep finite values
+// finite); the gated product is.
 void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std::string& where) const {
   const auto& k = kernels::active_kernels();
   const WeightSet& w = lw.weights;
@@ -171,7 +183,18 @@ void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std
   const Buffer& w1 = w[Weight::mlp_in_w];
   parallel_gemm(k.gemm, n, ff, d, in.data(), d, w1.data.data(), w1.panel_stride(), w.data(Weight::mlp_in_b), hidden.data(), ff);
   check_fits(hidden.data(), n * ff, [&] { return where + ": " + steps_.mlp_in; }, "its input or weights are too large");
-  activate(k, config_.activation, n * ff, hidden.data());
+  if (config_.architecture->mlp == Mlp::gated) {
+    Matrix gate(n, ff);  // (n, ff)
+    const Buffer& wg = w[Weight::mlp_gate_w];
+    parallel_gemm(k.gemm, n, ff, d, in.data(), d, wg.data.data(), wg.panel_stride(), nullptr, gate.data(), ff);
+    check_fits(gate.data(), n * ff, [&] { return where + ": " + steps_.mlp_gate; }, "its input or weights are too large");
+    activate(k, config_.activation, n * ff, gate.data());
+    hidden.array() *= gate.array();
+    check_fits(hidden.data(), n * ff, [&] { return where + ": the product of " + steps_.mlp_gate + " and " + steps_.mlp_in; },
+               "its input or weights are too large");
+  } else {
+    activate(k, config_.activation, n * ff, hidden.data());
+  }
   out.resize(Eigen::Index(n), Eigen::Index(d));
   const Buffer& w2 = w[Weight::mlp_out_w];
   parallel_gemm(k.gemm, n, d, ff, hidden.data(), ff, w2.data.data(), w2.panel_stride(), w.data(Weight::mlp_out_b), out.data(), d);
@@ -273,19 +296,20 @@ std::vector<float> Model::logits(const float* hidden_row) const {
     if (!std::isfinite(hidden_row[i])) throw std::invalid_argument("hidden[" + std::to_string(i) + "] is not finite");
   }
   Matrix h = ConstMatrixMap(hidden_row, 1, Eigen::Index(d));  // (1, d)
-  if (spec.lm_head == LmHead::transformed) {  // dense, activation, norm
+  if (config_.lm_head() == LmHead::transformed) {  // dense, activation, norm
     Matrix t(1, Eigen::Index(d));
     const Buffer& dense = w[Weight::head_dense_w];
     k.gemm(1, d, d, h.data(), d, dense.data.data(), dense.panel_stride(), w.data(Weight::head_dense_b), t.data(), d);
     check_fits(t.data(), d, [] { return std::string("the language-model head's dense layer"); }, "its input or weights are too large");
     activate(k, spec.head_activation == HeadActivation::gelu_erf ? Activation::gelu_erf : config_.activation, d, t.data());
-    normalize(k, t, h, w.data(Weight::head_norm_w), w.data(Weight::head_norm_b), config_.layer_norm_eps, "the language-model head",
+    normalize(k, false, t, h, w.data(Weight::head_norm_w), w.data(Weight::head_norm_b), config_.layer_norm_eps, "the language-model head",
               "its LayerNorm");
   }
   // logits (V) = E (V, d) · h: h packed as a (d, 1) operand, so the embeddings are read in place.
   std::vector<float> packed(kernels::packed_size(d, 1)), out(V);
   kernels::pack_b(d, 1, h.data(), 1, 1, 1.0f, packed.data());
-  parallel_gemm(k.gemm, V, 1, d, w.data(Weight::word_embeddings), d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
+  const float* decoder = w.data(config_.lm_head() == LmHead::untied ? Weight::lm_head : Weight::word_embeddings);  // (V, d)
+  parallel_gemm(k.gemm, V, 1, d, decoder, d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
   if (const float* bias = w.data(Weight::head_bias)) {
     for (size_t i = 0; i < V; ++i) out[i] += bias[i];
   }

@@ -208,6 +208,12 @@ std::string canonical_duplicate(const ArchitectureSpec& spec, const std::string&
   return name;
 }
 
+// Whether `r` is an untied head's decoder in a model whose config ties it: the word embeddings
+// serve instead, and a copy in the file (some files of tied models keep one) is not read.
+bool tied_away(const ModelConfig& config, const TensorRule& r) {
+  return r.weight == Weight::lm_head && config.lm_head() == LmHead::tied;
+}
+
 // What the table says of one file tensor: skipped, or the rule it fills (with the prefix it used).
 struct Classified {
   bool skip = false;
@@ -215,7 +221,9 @@ struct Classified {
   std::string prefix;
 };
 
-Classified classify(const ArchitectureSpec& spec, const SafetensorsHeader& header, const std::string& name, int layers) {
+Classified classify(const ModelConfig& config, const SafetensorsHeader& header, const std::string& name) {
+  const ArchitectureSpec& spec = *config.architecture;
+  const int layers = config.num_hidden_layers;
   Classified c;
   if (is_redundant_duplicate(spec, header, name)) {
     c.skip = true;
@@ -230,7 +238,10 @@ Classified classify(const ArchitectureSpec& spec, const SafetensorsHeader& heade
       c.prefix = prefix;
       return c;
     }
-    if ((c.match = find_rule(spec, Part::head, canonical_duplicate(spec, candidate), layers))) return c;
+    if ((c.match = find_rule(spec, Part::head, canonical_duplicate(spec, candidate), layers))) {
+      c.skip = tied_away(config, *c.match->rule);
+      return c;
+    }
   }
   return c;
 }
@@ -285,7 +296,7 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
   std::string prefix;  // the body's prefix as this file writes it, for missing-tensor messages
   size_t head_tensors = 0;
   for (const auto& [name, info] : header.tensors()) {
-    const Classified c = classify(spec, header, name, layers);
+    const Classified c = classify(config_, header, name);
     if (c.skip) {
       Slot slot;
       slot.name = name;
@@ -314,9 +325,9 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     assigned.push_back({&name, &info, *c.match});
   }
   // The body's tensors must all be there, but the optional ones; the head's all or none.
-  const bool head = spec.lm_head == LmHead::tied || head_tensors > 0;  // a tied head is the word embeddings: always there
+  const bool head = config_.lm_head() == LmHead::tied || head_tensors > 0;  // a tied head is the word embeddings: always there
   for (const TensorRule& r : spec.tensors) {
-    if (r.optional || (r.part == Part::head && !head)) continue;
+    if (r.optional || (r.part == Part::head && !head) || tied_away(config_, r)) continue;
     const bool per_layer = r.name.find("{}") != std::string::npos;
     for (int l = per_layer ? 0 : -1; l < (per_layer ? layers : 0); ++l) {
       if (seen.count({&r, l})) continue;

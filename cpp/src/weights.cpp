@@ -25,6 +25,7 @@ constexpr WeightKind kWeightKinds[] = {
     {W::head_norm_w, "the LM head's norm weight", Scope::model, D::one, D::model, S::plain},
     {W::head_norm_b, "the LM head's norm bias", Scope::model, D::one, D::model, S::plain},
     {W::head_bias, "the LM head's bias", Scope::model, D::one, D::vocab, S::plain},
+    {W::lm_head, "the LM head's decoder", Scope::model, D::vocab, D::model, S::plain},
     {W::wq, "wq", Scope::layer, D::model, D::q_width, S::packed},
     {W::bq, "bq", Scope::layer, D::one, D::q_width, S::plain},
     {W::wk, "wk", Scope::layer, D::model, D::kv_width, S::packed},
@@ -41,6 +42,7 @@ constexpr WeightKind kWeightKinds[] = {
     {W::mlp_in_b, "the MLP's input bias", Scope::layer, D::one, D::mlp, S::plain},
     {W::mlp_out_w, "the MLP's output weight", Scope::layer, D::mlp, D::model, S::packed},
     {W::mlp_out_b, "the MLP's output bias", Scope::layer, D::one, D::model, S::plain},
+    {W::mlp_gate_w, "the MLP's gate weight", Scope::layer, D::model, D::mlp, S::packed},
 };
 static_assert(sizeof kWeightKinds / sizeof kWeightKinds[0] == kWeightCount, "every weight has one row");
 

@@ -70,9 +70,10 @@ TEST(ConfigErrors, TheNestingLimitIs64LevelsCountingTheFileItself) {
 
 TEST(ConfigErrors, BracketsInsideStringsAreNotNesting) {
   EXPECT_EQ(config_error(R"("model_type": "[[[[{{{{\"[[[[")" + std::string("")),
-            R"(config.json: model_type "[[[[{{{{\"[[[[" is not supported; supported model types are bert, distilbert, roberta, gpt2)");
+            R"(config.json: model_type "[[[[{{{{\"[[[[" is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2)");
   const std::string deep_text = "\"" + std::string(1000, '[') + "\"";
-  EXPECT_EQ(config_error("\"hidden_act\": " + deep_text), "config.json: hidden_act must be \"gelu\" or \"gelu_new\", got \"" + std::string(79, '[') + "…");
+  EXPECT_EQ(config_error("\"hidden_act\": " + deep_text), "config.json: hidden_act must be one of \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"silu\", \"swish\", got \"" +
+                                                            std::string(79, '[') + "…");
 }
 
 TEST(ConfigErrors, AnUnsignedValueIsReportedAsWrittenNotWrapped) {
@@ -117,10 +118,10 @@ TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
       {"", "config.json: not valid JSON (parse error at line 1, column 1: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal)"},
       {"[1, 2]", "config.json: must be a JSON object, got array"},
       {R"({"vocab_size": 1e400})", "config.json: not valid JSON (number overflow parsing '1e400')"},
-      {"{}", "config.json: model_type is missing; supported model types are bert, distilbert, roberta, gpt2"},
-      {R"({"model_type": "t5"})", "config.json: model_type \"t5\" is not supported; supported model types are bert, distilbert, roberta, gpt2"},
-      {R"({"model_type": ["bert"]})", "config.json: model_type [\"bert\"] is not supported; supported model types are bert, distilbert, roberta, gpt2"},
-      {R"({"model_type": "bert", "hidden_act": "relu"})", "config.json: hidden_act must be \"gelu\" or \"gelu_new\", got \"relu\""},
+      {"{}", "config.json: model_type is missing; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2"},
+      {R"({"model_type": "t5"})", "config.json: model_type \"t5\" is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2"},
+      {R"({"model_type": ["bert"]})", "config.json: model_type [\"bert\"] is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2"},
+      {R"({"model_type": "bert", "hidden_act": "relu"})", "config.json: hidden_act must be one of \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"silu\", \"swish\", got \"relu\""},
       {R"({"model_type": "bert"})", "config.json: vocab_size is missing"},
       {R"({"model_type": "bert", "vocab_size": "12"})", "config.json: vocab_size must be an integer, got \"12\""},
       {R"({"model_type": "bert", "vocab_size": 12.5})", "config.json: vocab_size must be an integer, got 12.5"},
@@ -135,10 +136,11 @@ TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
 
 TEST(ConfigErrors, AModelConfigBuiltInCodeIsCheckedByTheModelWithItsFieldNames) {
   const SafetensorsFile file(safetensors_bytes(bert_tensors(kSize)));
-  ModelConfig c{.architecture = find_architecture("bert"), .vocab_size = 12, .hidden_size = 10, .num_hidden_layers = 2,
-                .num_attention_heads = 4, .num_key_value_heads = 4, .head_dim = 2, .intermediate_size = 12,
+  ModelConfig c{.architecture = find_architecture("bert"), .vocab_size = 12, .hidden_size = 8, .num_hidden_layers = 2,
+                .num_attention_heads = 4, .num_key_value_heads = 3, .head_dim = 2, .intermediate_size = 12,
                 .max_position_embeddings = 10, .type_vocab_size = 2, .layer_norm_eps = 1e-12f};
-  EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(c, file); }), "ModelConfig: hidden_size (10) must be divisible by num_attention_heads (4)");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(c, file); }),
+            "ModelConfig: num_attention_heads (4) must be a multiple of num_key_value_heads (3)");
   c = {.architecture = find_architecture("bert"), .vocab_size = 12, .hidden_size = 8, .num_hidden_layers = 2, .num_attention_heads = 2,
        .num_key_value_heads = 2, .head_dim = 4, .intermediate_size = 12, .max_position_embeddings = 10, .type_vocab_size = 2,
        .layer_norm_eps = 0.0f};
@@ -221,10 +223,11 @@ TEST(ConfigErrors, OptionsTheForwardPassDoesNotImplementAreRefusedByName) {
             "config.json: is_decoder must be false, got true; the engine implements only false");
   EXPECT_EQ(parse_error(distilbert_config_json(s, 4, R"("sinusoidal_pos_embds": true)")),
             "config.json: sinusoidal_pos_embds must be false, got true; the engine implements only false");
+  const std::string activations = "\"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"silu\", \"swish\"";
   EXPECT_EQ(parse_error(gpt2_config_json(s, 4, R"("activation_function": "relu")")),
-            "config.json: activation_function must be \"gelu\" or \"gelu_new\", got \"relu\"");
-  EXPECT_EQ(parse_error(R"({"model_type": "distilbert", "activation": "silu"})"),
-            "config.json: activation must be \"gelu\" or \"gelu_new\", got \"silu\"");
+            "config.json: activation_function must be one of " + activations + ", got \"relu\"");
+  EXPECT_EQ(parse_error(R"({"model_type": "distilbert", "activation": "gelu_fast"})"),
+            "config.json: activation must be one of " + activations + ", got \"gelu_fast\"");
 }
 
 TEST(ConfigErrors, EachArchitecturesFieldsAreNamedAsItsConfigNamesThem) {

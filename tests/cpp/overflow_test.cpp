@@ -187,7 +187,7 @@ TEST(ModelOverflow, EmbeddingsOf1e20OverflowTheLayerNormVariance) {
   for (float& v : t.at("embeddings.word_embeddings.weight").values) v *= 1e20f;
   const std::string message = model_error(t);
   EXPECT_EQ(message.rfind("embeddings: the variance in embeddings.LayerNorm overflowed float32 (its input reaches ", 0), 0u) << message;
-  EXPECT_NE(message.find("; with hidden_size = 8 the variance is sure to fit only below 2.3e+18)"), std::string::npos) << message;
+  EXPECT_NE(message.find("; with hidden_size = 8 it is sure to fit only below 2.3e+18)"), std::string::npos) << message;
 }
 
 // Makes a LayerNorm output all ones (weight 0, bias 1), so the next step's input is known exactly

@@ -24,20 +24,32 @@ enum class Block {
   pre_norm,   // x = x + attention(norm1(x)); x = x + mlp(norm2(x)); a final norm after the last block: GPT-2
 };
 
-enum class Norm { layer_norm };  // (x − mean)/√(variance + eps)·weight + bias
+enum class Norm {
+  layer_norm,  // (x − mean)/√(variance + eps)·weight + bias
+  rms_norm,    // x/√(mean(x²) + eps)·weight: Llama's RMSNorm, no bias
+};
 
-enum class Mlp { dense };  // mlp_out(activation(mlp_in(x))), the activation from config.json
+enum class Mlp {
+  dense,  // mlp_out(activation(mlp_in(x))), the activation from config.json
+  gated,  // mlp_out(activation(x·mlp_gate) ⊙ mlp_in(x)): Llama's gate_proj, up_proj and down_proj
+};
 
-// The MLP's activation: exact erf GELU (BERT's "gelu") or the tanh approximation (GPT-2's "gelu_new").
-enum class Activation { gelu_erf, gelu_tanh };
+// The MLP's activation: exact erf GELU (BERT's "gelu"), the tanh approximation (GPT-2's
+// "gelu_new", Gemma's "gelu_pytorch_tanh") or SiLU, x·σ(x) (Llama's "silu").
+enum class Activation { gelu_erf, gelu_tanh, silu };
 
-enum class Positions { learned };  // a row of position_embeddings per position, from config's position_offset
+enum class Positions {
+  learned,  // a row of position_embeddings per position, from config's position_offset
+  rotary,   // no table: the queries and keys are rotated by position (RoPE, rope.h)
+};
 
 enum class Mask { bidirectional, causal };  // causal: a token sees itself and the tokens before it
 
 enum class LmHead {
   tied,         // logits = word_embeddings · h (GPT-2)
   transformed,  // the same after dense, activation and norm, plus a bias (the masked-LM heads)
+  untied,       // logits = lm_head · h, a matrix of its own; tied instead when config.json's
+                // tie_word_embeddings says so (ConfigFields::tie)
 };
 
 // The activation of a transformed LM head: the MLP's, or erf GELU whatever config says (RoBERTa).
@@ -78,6 +90,16 @@ struct IntField {
   const char* older = nullptr;  // an older name read when `name` is absent (GPT-2's n_ctx)
 };
 
+constexpr int kSameAsHeads = -3;      // num_key_value_heads: absent or null means num_attention_heads
+constexpr int kHiddenOverHeads = -4;  // head_dim: absent or null means hidden_size / num_attention_heads
+
+// Where config.json keeps the rotary positions' settings, besides rope_scaling / rope_parameters.
+struct RopeFields {
+  const char* theta;           // the base: "rope_theta" (GPT-NeoX: "rotary_emb_base")
+  double theta_fallback;
+  const char* fraction;        // the share of head_dim that rotates: "partial_rotary_factor" (GPT-NeoX: "rotary_pct")
+};
+
 // An option the forward pass supports only one way: present with another value, it is refused.
 struct RequiredValue {
   const char* name;
@@ -93,6 +115,8 @@ struct ConfigFields {
   double eps_fallback;
   const char* padding = nullptr;     // RoBERTa's pad_token_id: positions start at its value + 1
   std::vector<RequiredValue> required;
+  const RopeFields* rope = nullptr;  // with Positions::rotary
+  bool tie_fallback = false;         // an untied head's tie_word_embeddings when config.json has none
 };
 
 struct ArchitectureSpec {

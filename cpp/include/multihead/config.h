@@ -9,12 +9,14 @@
 // refused by name, never ignored. This file does not look at the weights (ModelLoader does).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "multihead/architecture.h"
 #include "multihead/attention.h"
+#include "multihead/rope.h"
 
 namespace multihead {
 
@@ -24,17 +26,25 @@ struct ModelConfig {
   int hidden_size = 0;              // d
   int num_hidden_layers = 0;
   int num_attention_heads = 0;      // h
-  int num_key_value_heads = 0;      // kv: key/value heads (h for every architecture so far)
-  int head_dim = 0;                 // dh (d / h for every architecture so far)
+  int num_key_value_heads = 0;      // kv: key/value heads, h a multiple of kv
+  int head_dim = 0;                 // dh: d / h unless config.json says otherwise
   int intermediate_size = 0;        // MLP width, ff
   int max_position_embeddings = 0;  // rows of the position table
   int type_vocab_size = 0;          // rows of the token-type table; 0 for architectures without one
   float layer_norm_eps = 1e-12f;
   Activation activation = Activation::gelu_erf;
   int position_offset = 0;  // the first token's row of the position table: RoBERTa's padding_idx + 1
+  RopeConfig rope;          // with Positions::rotary: max_position_embeddings is then a limit, not a table
+  bool tie_word_embeddings = false;  // an untied architecture's head is the word embeddings after all
 
-  // The longest input: the position rows from the offset on (RoBERTa's 514 rows give 512 tokens).
-  int max_tokens() const { return max_position_embeddings - position_offset; }
+  // The LM head this model has: the architecture's, tied when an untied one's config says so.
+  LmHead lm_head() const {
+    return architecture->lm_head == LmHead::untied && tie_word_embeddings ? LmHead::tied : architecture->lm_head;
+  }
+
+  // The longest input: the position rows from the offset on (RoBERTa's 514 rows give 512 tokens),
+  // and never more than kMaxTokens (Llama 3.2's 131072 positions run 4096 tokens here).
+  int max_tokens() const { return std::min(max_position_embeddings - position_offset, kMaxTokens); }
   // Its attention layers' shape.
   AttentionConfig attention() const {
     return {.d_model = hidden_size, .n_heads = num_attention_heads, .n_kv_heads = num_key_value_heads, .d_head = head_dim,
@@ -47,6 +57,8 @@ constexpr int kMaxVocabulary = 1 << 20;
 constexpr int kMaxLayers = 64;
 constexpr int kMaxIntermediate = 4 * kMaxDModel;
 constexpr int kMaxTypeVocabulary = 16;
+// max_position_embeddings of an architecture without a position table (rotary): a bound, not rows.
+constexpr int kMaxRotaryPositions = 1 << 24;
 // Float32 weights of the whole model. The WASM heap can grow to 4 GiB (-sMAXIMUM_MEMORY=4GB); of
 // that, a forward pass may take kMaxForwardBytes (1 GiB) and loading needs, besides the weights,
 // one staged tensor (at most kMaxDModel × kMaxIntermediate floats, 256 MiB) and the download's

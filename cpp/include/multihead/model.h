@@ -98,7 +98,7 @@ class Model {
 
   // Step names for messages, from the architecture's tensor names ("attention.output.LayerNorm", "ln_1").
   struct StepNames {
-    std::string embeddings_norm, norm1, norm2, mlp_in, mlp_out, final_norm;
+    std::string embeddings_norm, norm1, norm2, mlp_in, mlp_gate, mlp_out, final_norm;
   };
 
   ModelConfig config_;

@@ -33,11 +33,13 @@ enum class Weight : uint8_t {
   word_embeddings, position_embeddings, token_type_embeddings, embeddings_norm_w, embeddings_norm_b,
   final_norm_w, final_norm_b,
   head_dense_w, head_dense_b, head_norm_w, head_norm_b, head_bias,  // a transformed LM head's
+  lm_head,  // an untied LM head's decoder (V, d), as word_embeddings is stored
   // each layer: its attention
   wq, bq, wk, bk, wv, bv, wo, bo,
   // each layer: the rest. norm1 is the norm after attention (post-norm) or before it (pre-norm);
   // norm2 likewise for the MLP.
   norm1_w, norm1_b, norm2_w, norm2_b, mlp_in_w, mlp_in_b, mlp_out_w, mlp_out_b,
+  mlp_gate_w,  // a gated MLP's gate: mlp_out(act(x·gate) ⊙ mlp_in(x))
   count
 };
 constexpr size_t kWeightCount = size_t(Weight::count);

@@ -9,6 +9,8 @@ const ArchitectureSpec& bert();
 const ArchitectureSpec& distilbert();
 const ArchitectureSpec& roberta();
 const ArchitectureSpec& gpt2();
+const ArchitectureSpec& llama();
+const ArchitectureSpec& qwen2();
 
 }  // namespace architectures
 
@@ -18,6 +20,8 @@ const std::vector<const ArchitectureSpec*>& all_architectures() {
       &architectures::distilbert(),
       &architectures::roberta(),
       &architectures::gpt2(),
+      &architectures::llama(),
+      &architectures::qwen2(),
   };
   return all;
 }

@@ -35,7 +35,7 @@ const MODEL_CASES = [
   {
     name: 'word embeddings of 1e20',
     change: (t) => { t['embeddings.word_embeddings.weight'].values = t['embeddings.word_embeddings.weight'].values.map((v) => v * 1e20); },
-    message: /^embeddings: the variance in embeddings\.LayerNorm overflowed float32 \(its input reaches \S+; with hidden_size = 8 the variance is sure to fit only below 2\.3e\+18\)$/,
+    message: /^embeddings: the variance in embeddings\.LayerNorm overflowed float32 \(its input reaches \S+; with hidden_size = 8 it is sure to fit only below 2\.3e\+18\)$/,
   },
   {
     name: 'word and position embeddings of 3e38',

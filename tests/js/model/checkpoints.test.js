@@ -21,7 +21,11 @@ const LAID_OUT = CASES.flatMap((c) => LAYOUTS.map((layout) => [...c, layout]));
 const ARCHITECTURES = {
   'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
   roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
+  'llama-smol': 'llama', 'llama3-scaled': 'llama', qwen2: 'qwen2',
 };
+const CAUSAL = ['gpt2', 'llama', 'qwen2'];
+/** [numKeyValueHeads, headDim] where they are not numHeads and dModel / numHeads. */
+const SHAPES = { 'llama-smol': [2, 8], 'llama3-scaled': [2, 16], qwen2: [2, 8] };
 
 /** run()'s options for a case's ablation.u8 (0 on, 1 zero, 2 mean), or none. */
 function runOptions(codes, heads) {
@@ -49,7 +53,8 @@ describe.each(BUILDS)('the %s build', (build, options) => {
   test.each(Object.entries(ARCHITECTURES).flatMap((a) => LAYOUTS.map((layout) => [...a, layout])))('%s loads as %s, with its sizes from config.json (tokenizer layout: %s)', (checkpoint, architecture, layout) => {
     const model = models[checkpoint][layout];
     expect(model.architecture).toBe(architecture);
-    expect(model.causal).toBe(architecture === 'gpt2');
+    expect(model.causal).toBe(CAUSAL.includes(architecture));
+    expect([model.numKeyValueHeads, model.headDim]).toEqual(SHAPES[checkpoint] ?? [model.numHeads, model.dModel / model.numHeads]);
     expect(model.hasLmHead).toBe(checkpoint !== 'bert-plain');
     expect(model.numLayers).toBe(checkpoint === 'bert-12x12' ? 12 : 2);
     expect(model.maxTokens).toBe(64); // roberta's 66 positions start at 2
@@ -107,9 +112,9 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     });
   });
 
-  test.each(LAYOUTS)('a causal model predicts after the last position what the PyTorch logits rank first there (tokenizer layout: %s)', (layout) => {
-    const f = readModelCase(`${DIR}gpt2-legacy/cases/repeated`);
-    const r = models['gpt2-legacy'][layout].run(f.text);
+  test.each(LAID_OUT.filter(([, name]) => name === 'repeated'))('%s predicts after the last position what the PyTorch logits rank first there (%s case, tokenizer layout: %s)', (checkpoint, name, layout) => {
+    const f = readModelCase(`${DIR}${checkpoint}/cases/${name}`);
+    const r = models[checkpoint][layout].run(f.text);
     const last = r.ids.length - 1;
     const expected = f.logits.subarray(last * f.vocab, (last + 1) * f.vocab);
     const best = expected.indexOf(Math.max(...expected));

@@ -1,7 +1,7 @@
 import { AttentionTrace, HeadWeights } from '../engine/trace.js';
 
 /** The architectures engine.loadModel() reads, by config.json's model_type. */
-export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2';
+export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'llama' | 'qwen2';
 
 /** A special token: its id, and its text as tokenizer.json spells it. */
 export interface SpecialToken {
@@ -14,14 +14,22 @@ export class Model {
   private constructor();
   /** config.json's model_type. */
   readonly architecture: Architecture;
-  /** True for GPT-2: each token sees only itself and the tokens before it. */
+  /** True for the decoders (GPT-2, Llama, Qwen2): each token sees only itself and the tokens before it. */
   readonly causal: boolean;
   /** Whether model.safetensors holds a language-model head, so results can predict tokens. */
   readonly hasLmHead: boolean;
   readonly vocabSize: number;
   readonly dModel: number;
   readonly numLayers: number;
+  /** Query heads per layer. */
   readonly numHeads: number;
+  /**
+   * Key/value heads per layer: numHeads, or fewer with grouped-query attention, where query head h
+   * reads key/value head ⌊h / (numHeads / numKeyValueHeads)⌋ (SmolLM2-135M: 9 on 3).
+   */
+  readonly numKeyValueHeads: number;
+  /** The width of each head's queries, keys and values: dModel / numHeads unless config.json says otherwise. */
+  readonly headDim: number;
   /**
    * Most tokens one run() keeps, special tokens included: the model's positions (512 for BERT,
    * 1024 for GPT-2; RoBERTa's 514 less the two its numbering skips).

@@ -30,6 +30,8 @@ export class Model {
     this.dModel = c.dModel;
     this.numLayers = c.numLayers;
     this.numHeads = c.numHeads;
+    this.numKeyValueHeads = c.numKeyValueHeads;
+    this.headDim = c.headDim;
     this.maxTokens = c.maxPositions;
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });

@@ -1,0 +1,25 @@
+// What Llama and the decoders modelled on it (Qwen2, Mistral) share: LlamaForCausalLM's module
+// names, the config fields every one of them reads, and the file's extras to skip. Defined in
+// llama.cpp; used by each family member's file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "multihead/architecture.h"
+
+namespace multihead::architectures {
+
+// LlamaModel's body under model.*: embed_tokens, per layer input_layernorm, self_attn's
+// q/k/v/o_proj (with biases on q, k and v when `qkv_bias`), post_attention_layernorm (the
+// pre-MLP norm), mlp's gate/up/down_proj, then the final norm; and lm_head.weight, the head.
+std::vector<TensorRule> llama_tensors(bool qkv_bias);
+// LlamaConfig's integer fields: num_key_value_heads defaults to the heads, head_dim to
+// hidden_size / heads, max_position_embeddings to `positions`.
+std::vector<IntField> llama_ints(int positions);
+// rope_theta (default 10000) and partial_rotary_factor.
+const RopeFields* llama_rope();
+// Buffers older files saved: each layer's rotary_emb.inv_freq (ignored: computed from the config).
+std::vector<std::string> llama_skipped();
+
+}  // namespace multihead::architectures
