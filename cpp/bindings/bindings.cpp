@@ -154,6 +154,9 @@ val config_object(const ModelConfig& c, bool has_lm_head) {
   out.set("numHeads", c.num_attention_heads);
   out.set("numKeyValueHeads", c.num_key_value_heads);
   out.set("headDim", c.head_dim);
+  val windows = val::array();
+  for (int l = 0; l < c.num_hidden_layers; ++l) windows.call<void>("push", c.window(l));
+  out.set("windows", windows);
   out.set("maxPositions", c.max_tokens());
   out.set("causal", c.architecture->mask == Mask::causal);
   out.set("hasLmHead", has_lm_head);

@@ -142,6 +142,22 @@ Activation read_activation(const json& config, const ConfigFields& f) {
   throw std::invalid_argument(std::string("config.json: ") + f.activation + " must be one of " + names + ", got " + shown(value));
 }
 
+// sliding_window: an integer of at least 1, or null for none; absent, the architecture's default.
+int read_sliding_window(const json& config, const ConfigFields& f) {
+  const auto it = config.find("sliding_window");
+  if (it == config.end()) return f.window_fallback;
+  if (it->is_null()) return 0;
+  return read_checked(*it, "sliding_window", {nullptr, "sliding_window", 1, kMaxRotaryPositions});
+}
+
+std::vector<int> read_windows(const json& config, const ArchitectureSpec& spec, int layers) {
+  switch (spec.windows) {
+    case Windows::none: return {};
+    case Windows::every_layer: return std::vector<int>(size_t(layers), read_sliding_window(config, spec.config));
+  }
+  return {};
+}
+
 bool read_tie(const json& config, const ArchitectureSpec& spec) {
   const auto it = config.find("tie_word_embeddings");
   if (spec.lm_head != LmHead::untied || it == config.end()) return spec.config.tie_fallback;
@@ -189,6 +205,15 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
   if (c.position_offset < 0 || c.position_offset >= c.max_position_embeddings) {
     throw std::invalid_argument(source + ": max_position_embeddings (" + str(c.max_position_embeddings) +
                                 ") must be above the first position row (" + str(c.position_offset) + ")");
+  }
+  if (!c.windows.empty() && c.windows.size() != size_t(c.num_hidden_layers)) {
+    throw std::invalid_argument(source + ": windows has " + std::to_string(c.windows.size()) + " entries, expected none or one per layer (" +
+                                str(c.num_hidden_layers) + ")");
+  }
+  for (int w : c.windows) {
+    if (w < 0 || (w > 0 && c.architecture->mask != Mask::causal)) {
+      throw std::invalid_argument(source + ": a sliding window must be 0 (none) or, in a causal model, at least 1, got " + str(w));
+    }
   }
   if (c.architecture->positions == Positions::rotary) {
     if (c.rope.rotary_dim > c.head_dim) {
@@ -283,6 +308,7 @@ ModelConfig parse_model_config(const std::string& json_text) {
   c.position_offset = read_position_offset(config, f);
   c.tie_word_embeddings = read_tie(config, spec);
   if (f.rope) c.rope = read_rope(config, *f.rope, c.head_dim);
+  c.windows = read_windows(config, spec, c.num_hidden_layers);
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
 }

@@ -492,7 +492,8 @@ Model ModelLoader::finish() {
   ModelWeights weights;
   weights.weights = std::move(*model_weights_);
   weights.has_lm_head = has_lm_head_;
-  for (auto& set : layer_weights_) {
+  for (size_t l = 0; l < layer_weights_.size(); ++l) {
+    auto& set = layer_weights_[l];
     // The attention's buffers move into its layer; the rest stay in the set.
     const auto packed = [&](Weight w) {
       Buffer& b = (*set)[w];
@@ -510,7 +511,7 @@ Model ModelLoader::finish() {
     };
     PackedAttentionWeights attention{packed(Weight::wq), packed(Weight::wk), packed(Weight::wv), packed(Weight::wo),
                                      vector(Weight::bq), vector(Weight::bk), vector(Weight::bv), vector(Weight::bo)};
-    weights.layers.push_back(LayerWeights{MultiHeadAttention(config_.attention(), std::move(attention)), std::move(*set)});
+    weights.layers.push_back(LayerWeights{MultiHeadAttention(config_.attention(int(l)), std::move(attention)), std::move(*set)});
   }
   model_weights_.reset();
   layer_weights_.clear();

@@ -70,7 +70,7 @@ TEST(ConfigErrors, TheNestingLimitIs64LevelsCountingTheFileItself) {
 
 TEST(ConfigErrors, BracketsInsideStringsAreNotNesting) {
   EXPECT_EQ(config_error(R"("model_type": "[[[[{{{{\"[[[[")" + std::string("")),
-            R"(config.json: model_type "[[[[{{{{\"[[[[" is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2)");
+            R"(config.json: model_type "[[[[{{{{\"[[[[" is not supported; supported model types are )" + architecture_list());
   const std::string deep_text = "\"" + std::string(1000, '[') + "\"";
   EXPECT_EQ(config_error("\"hidden_act\": " + deep_text), "config.json: hidden_act must be one of \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"silu\", \"swish\", got \"" +
                                                             std::string(79, '[') + "…");
@@ -118,9 +118,9 @@ TEST(ConfigErrors, EveryErrorStartsWithConfigJson) {
       {"", "config.json: not valid JSON (parse error at line 1, column 1: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal)"},
       {"[1, 2]", "config.json: must be a JSON object, got array"},
       {R"({"vocab_size": 1e400})", "config.json: not valid JSON (number overflow parsing '1e400')"},
-      {"{}", "config.json: model_type is missing; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2"},
-      {R"({"model_type": "t5"})", "config.json: model_type \"t5\" is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2"},
-      {R"({"model_type": ["bert"]})", "config.json: model_type [\"bert\"] is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, qwen2"},
+      {"{}", "config.json: model_type is missing; supported model types are " + architecture_list()},
+      {R"({"model_type": "t5"})", "config.json: model_type \"t5\" is not supported; supported model types are " + architecture_list()},
+      {R"({"model_type": ["bert"]})", "config.json: model_type [\"bert\"] is not supported; supported model types are " + architecture_list()},
       {R"({"model_type": "bert", "hidden_act": "relu"})", "config.json: hidden_act must be one of \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"silu\", \"swish\", got \"relu\""},
       {R"({"model_type": "bert"})", "config.json: vocab_size is missing"},
       {R"({"model_type": "bert", "vocab_size": "12"})", "config.json: vocab_size must be an integer, got \"12\""},

@@ -106,6 +106,23 @@ TEST(RotaryConfig, TieWordEmbeddingsChoosesTheHead) {
   EXPECT_EQ(parse_error(llama_json(R"("tie_word_embeddings": 1)")), "config.json: tie_word_embeddings must be true or false, got 1");
 }
 
+TEST(RotaryConfig, MistralsSlidingWindowIsEveryLayersAndDefaultsTo4096) {
+  const ModelConfig c = parse_model_config(llama_json(R"("sliding_window": 512, "num_hidden_layers": 3)", "mistral"));
+  EXPECT_EQ(c.windows, std::vector<int>({512, 512, 512}));
+  EXPECT_EQ(c.attention(2).window, 512);
+  EXPECT_EQ(parse_model_config(llama_json(R"("sliding_window": null)", "mistral")).window(0), 0);  // v0.2 and later: none
+  nlohmann::json absent = nlohmann::json::parse(llama_json("", "mistral"));
+  absent.erase("num_key_value_heads");
+  absent["num_attention_heads"] = 16;
+  const ModelConfig defaults = parse_model_config(absent.dump());
+  EXPECT_EQ(defaults.window(0), 4096);  // MistralConfig's defaults
+  EXPECT_EQ(defaults.num_key_value_heads, 8);
+  // Llama has no window, whatever its config says.
+  EXPECT_EQ(parse_model_config(llama_json(R"("sliding_window": 512)")).window(0), 0);
+  EXPECT_EQ(parse_error(llama_json(R"("sliding_window": 0)", "mistral")), "config.json: sliding_window must be from 1 to 16777216, got 0");
+  EXPECT_EQ(parse_error(llama_json(R"("sliding_window": "4k")", "mistral")), "config.json: sliding_window must be an integer, got \"4k\"");
+}
+
 TEST(RotaryConfigErrors, WhatThePassDoesNotImplementIsRefusedByName) {
   EXPECT_EQ(parse_error(llama_json(R"("rope_scaling": {"rope_type": "yarn", "factor": 4.0})")),
             "config.json: rope_scaling.rope_type \"yarn\" is not supported; the engine implements \"default\", \"linear\" and \"llama3\"");

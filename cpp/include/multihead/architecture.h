@@ -45,6 +45,12 @@ enum class Positions {
 
 enum class Mask { bidirectional, causal };  // causal: a token sees itself and the tokens before it
 
+// Which layers attend through a sliding window (a query sees only the last sliding_window keys).
+enum class Windows {
+  none,         // none: every layer sees every key its mask allows
+  every_layer,  // config.json's sliding_window (an integer, or null for none) in every layer: Mistral
+};
+
 enum class LmHead {
   tied,         // logits = word_embeddings · h (GPT-2)
   transformed,  // the same after dense, activation and norm, plus a bias (the masked-LM heads)
@@ -117,6 +123,7 @@ struct ConfigFields {
   std::vector<RequiredValue> required;
   const RopeFields* rope = nullptr;  // with Positions::rotary
   bool tie_fallback = false;         // an untied head's tie_word_embeddings when config.json has none
+  int window_fallback = 0;           // sliding_window when config.json has none (null is none)
 };
 
 struct ArchitectureSpec {
@@ -128,6 +135,7 @@ struct ArchitectureSpec {
   Positions positions;
   Mask mask;
   LmHead lm_head;
+  Windows windows = Windows::none;
   HeadActivation head_activation = HeadActivation::as_mlp;
   ConfigFields config;
   std::vector<std::string> prefixes;                         // accepted before every body name, e.g. "bert."

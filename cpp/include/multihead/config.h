@@ -36,6 +36,7 @@ struct ModelConfig {
   int position_offset = 0;  // the first token's row of the position table: RoBERTa's padding_idx + 1
   RopeConfig rope;          // with Positions::rotary: max_position_embeddings is then a limit, not a table
   bool tie_word_embeddings = false;  // an untied architecture's head is the word embeddings after all
+  std::vector<int> windows;          // per layer: the keys a query sees through its sliding window, 0 for all; empty: all 0
 
   // The LM head this model has: the architecture's, tied when an untied one's config says so.
   LmHead lm_head() const {
@@ -45,10 +46,12 @@ struct ModelConfig {
   // The longest input: the position rows from the offset on (RoBERTa's 514 rows give 512 tokens),
   // and never more than kMaxTokens (Llama 3.2's 131072 positions run 4096 tokens here).
   int max_tokens() const { return std::min(max_position_embeddings - position_offset, kMaxTokens); }
-  // Its attention layers' shape.
-  AttentionConfig attention() const {
+  // The keys a query of layer `layer` sees through its sliding window, or 0 for all of them.
+  int window(int layer) const { return size_t(layer) < windows.size() ? windows[size_t(layer)] : 0; }
+  // Layer `layer`'s attention: its shape, mask and window.
+  AttentionConfig attention(int layer = 0) const {
     return {.d_model = hidden_size, .n_heads = num_attention_heads, .n_kv_heads = num_key_value_heads, .d_head = head_dim,
-            .causal = architecture->mask == Mask::causal};
+            .causal = architecture->mask == Mask::causal, .window = window(layer)};
   }
 };
 

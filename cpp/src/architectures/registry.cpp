@@ -10,6 +10,7 @@ const ArchitectureSpec& distilbert();
 const ArchitectureSpec& roberta();
 const ArchitectureSpec& gpt2();
 const ArchitectureSpec& llama();
+const ArchitectureSpec& mistral();
 const ArchitectureSpec& qwen2();
 
 }  // namespace architectures
@@ -21,6 +22,7 @@ const std::vector<const ArchitectureSpec*>& all_architectures() {
       &architectures::roberta(),
       &architectures::gpt2(),
       &architectures::llama(),
+      &architectures::mistral(),
       &architectures::qwen2(),
   };
   return all;

@@ -21,11 +21,11 @@ const LAID_OUT = CASES.flatMap((c) => LAYOUTS.map((layout) => [...c, layout]));
 const ARCHITECTURES = {
   'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
   roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
-  'llama-smol': 'llama', 'llama3-scaled': 'llama', qwen2: 'qwen2',
+  'llama-smol': 'llama', 'llama3-scaled': 'llama', qwen2: 'qwen2', mistral: 'mistral',
 };
-const CAUSAL = ['gpt2', 'llama', 'qwen2'];
+const CAUSAL = ['gpt2', 'llama', 'qwen2', 'mistral'];
 /** [numKeyValueHeads, headDim] where they are not numHeads and dModel / numHeads. */
-const SHAPES = { 'llama-smol': [2, 8], 'llama3-scaled': [2, 16], qwen2: [2, 8] };
+const SHAPES = { 'llama-smol': [2, 8], 'llama3-scaled': [2, 16], qwen2: [2, 8], mistral: [2, 8] };
 
 /** run()'s options for a case's ablation.u8 (0 on, 1 zero, 2 mean), or none. */
 function runOptions(codes, heads) {
@@ -55,6 +55,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(model.architecture).toBe(architecture);
     expect(model.causal).toBe(CAUSAL.includes(architecture));
     expect([model.numKeyValueHeads, model.headDim]).toEqual(SHAPES[checkpoint] ?? [model.numHeads, model.dModel / model.numHeads]);
+    expect([0, 1].map((layer) => model.attentionWindow(layer))).toEqual(checkpoint === 'mistral' ? [5, 5] : [null, null]);
     expect(model.hasLmHead).toBe(checkpoint !== 'bert-plain');
     expect(model.numLayers).toBe(checkpoint === 'bert-12x12' ? 12 : 2);
     expect(model.maxTokens).toBe(64); // roberta's 66 positions start at 2

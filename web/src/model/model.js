@@ -16,6 +16,7 @@ export class Model {
   #module;
   #native; // NativeHandle of the embind Model
   #tokenizer;
+  #windows; // per layer: its sliding window's keys, 0 for none
 
   /** @internal Use engine.loadModel(). */
   constructor(module, native, tokenizer, onDispose) {
@@ -33,6 +34,7 @@ export class Model {
     this.numKeyValueHeads = c.numKeyValueHeads;
     this.headDim = c.headDim;
     this.maxTokens = c.maxPositions;
+    this.#windows = Object.freeze(Array.from(c.windows));
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
     Object.freeze(this);
@@ -121,6 +123,15 @@ export class Model {
     this.#native.get();
     checkInteger('id', id, 0, this.vocabSize - 1);
     return { text: this.#tokenizer.tokenText(id), special: this.#tokenizer.isSpecial(id) };
+  }
+
+  /**
+   * How many keys a query of `layer` sees through its sliding window (the last ones, its own
+   * included), or null when the layer attends to every key its mask allows.
+   */
+  attentionWindow(layer) {
+    const window = this.#windows[checkInteger('layer', layer, 0, this.numLayers - 1)];
+    return window > 0 ? window : null;
   }
 
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
