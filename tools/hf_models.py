@@ -2,7 +2,8 @@
 
 BERT (BertModel + the BertForMaskedLM head), DistilBERT (+ DistilBertForMaskedLM's vocab_* head),
 RoBERTa (BERT blocks, RobertaForMaskedLM's lm_head), GPT-2 (GPT2LMHeadModel), Llama
-(LlamaForCausalLM: RMSNorm, grouped-query attention, RoPE, gated MLP) and Qwen2, written from the
+(LlamaForCausalLM: RMSNorm, grouped-query attention, RoPE, gated MLP), Qwen2, Mistral, Qwen3 and
+Gemma 3 (Gemma3ForCausalLM), written from the
 Hugging Face definitions as plain functions over a state dict, in whatever dtype the weights are
 (float64 for references, float32 to estimate an engine's rounding).
 
@@ -282,13 +283,21 @@ def apply_rope(x, inv_freq):
     return torch.cat((rot * emb.cos() + rotate_half(rot) * emb.sin(), rest), dim=-1)
 
 
-def grouped_attention(q, k, v, modes=None):
+def grouped_attention(q, k, v, modes=None, window=None, scale=None, softcap=None):
     """q (H, n, dh), k and v (KV, n, dh); query head h reads key/value head h // (H / KV)
-    (repeat_kv). Causal. Returns the heads' outputs concatenated (n, H·dh) and (H, n, n)."""
+    (repeat_kv). Causal; with a window, query i sees keys i - window + 1 .. i only (masking_utils'
+    sliding window). Scores are scaled by `scale` (default dh^-1/2), then soft-capped as Gemma's
+    attn_logit_softcapping does when `softcap` is set. Returns the heads' outputs concatenated
+    (n, H·dh) and (H, n, n)."""
     H, n, dh = q.shape
     k, v = (t.repeat_interleave(H // t.shape[0], dim=0) for t in (k, v))
-    scores = q @ k.transpose(1, 2) * dh ** -0.5
-    scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    scores = q @ k.transpose(1, 2) * (dh ** -0.5 if scale is None else scale)
+    if softcap:
+        scores = torch.tanh(scores / softcap) * softcap
+    hidden = torch.ones(n, n, dtype=torch.bool).triu(1)
+    if window:
+        hidden |= torch.ones(n, n, dtype=torch.bool).tril(-window)
+    scores = scores.masked_fill(hidden, float("-inf"))
     probs = torch.softmax(scores, dim=-1)
     context = probs @ v  # (H, n, dh)
     if modes is not None:
@@ -303,8 +312,10 @@ def optional_linear(x, w, name):
 
 
 def llama_forward(config, w, ids, ablation):
-    """LlamaForCausalLM (and Qwen2ForCausalLM, which adds q/k/v biases): RMSNorm pre-norm
-    blocks, grouped-query attention with RoPE, down(act(gate(x)) * up(x)), a final norm."""
+    """LlamaForCausalLM (and Qwen2ForCausalLM, which adds q/k/v biases, MistralForCausalLM,
+    whose every layer has config's sliding window, and Qwen3ForCausalLM, which normalises each
+    head's queries and keys before RoPE): RMSNorm pre-norm blocks, grouped-query attention with
+    RoPE, down(act(gate(x)) * up(x)), a final norm."""
     H = config["num_attention_heads"]
     KV = config.get("num_key_value_heads") or H
     dh = config.get("head_dim") or config["hidden_size"] // H
@@ -319,10 +330,13 @@ def llama_forward(config, w, ids, ablation):
         p = f"layers.{l}."
         a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
         heads = lambda t, count: t.reshape(n, count, dh).transpose(0, 1)  # (n, count·dh) -> (count, n, dh)
-        q = apply_rope(heads(optional_linear(a, w, p + "self_attn.q_proj"), H), inv_freq)
-        k = apply_rope(heads(optional_linear(a, w, p + "self_attn.k_proj"), KV), inv_freq)
+        q, k = heads(optional_linear(a, w, p + "self_attn.q_proj"), H), heads(optional_linear(a, w, p + "self_attn.k_proj"), KV)
+        if config["model_type"] == "qwen3":  # Qwen3Attention: q_norm and k_norm over head_dim, before RoPE
+            q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        q, k = apply_rope(q, inv_freq), apply_rope(k, inv_freq)
         v = heads(optional_linear(a, w, p + "self_attn.v_proj"), KV)
-        context, probs = grouped_attention(q, k, v, layer_modes(ablation, l, H))
+        window = config.get("sliding_window", 4096) if config["model_type"] == "mistral" else None
+        context, probs = grouped_attention(q, k, v, layer_modes(ablation, l, H), window)
         x = x + optional_linear(context, w, p + "self_attn.o_proj")
         m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         x = x + optional_linear(act(optional_linear(m, w, p + "mlp.gate_proj")) * optional_linear(m, w, p + "mlp.up_proj"),
@@ -334,11 +348,85 @@ def llama_forward(config, w, ids, ablation):
     return Trace(torch.stack(attentions), torch.stack(inputs), hidden, None if head is None else hidden @ head.T)
 
 
+def gemma_rms_norm(x, weight, eps):
+    """Gemma3RMSNorm: as LlamaRMSNorm but multiplying by (1 + weight)."""
+    return (1.0 + weight) * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def gemma3_layer_types(config):
+    """Gemma3TextConfig: layer_types, or from the older sliding_window_pattern (default 6): layer
+    i slides unless (i + 1) is a multiple of the pattern."""
+    if config.get("layer_types"):
+        return config["layer_types"]
+    pattern = config.get("sliding_window_pattern", 6)
+    return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(config["num_hidden_layers"])]
+
+
+def gemma3_rope(config, layer_type, dh):
+    """inv_freq of a layer type: v5's rope_parameters[layer_type], or v4's rope_theta (and
+    rope_scaling) for full attention and rope_local_base_freq for sliding layers."""
+    if config.get("rope_parameters") is not None:
+        p = config["rope_parameters"].get(layer_type, config["rope_parameters"])
+        return rope_inv_freq(p.get("rope_theta", 10000.0), int(dh * p.get("partial_rotary_factor", 1.0)), p)
+    if layer_type == "sliding_attention":
+        return rope_inv_freq(config.get("rope_local_base_freq", 10000.0), dh, None)
+    return rope_inv_freq(config.get("rope_theta", 1000000.0), dh, config.get("rope_scaling"))
+
+
+def gemma3_forward(config, w, ids, ablation, embed_dtype=None):
+    """Gemma3ForCausalLM: embeddings times sqrt(hidden) rounded to the embeddings' stored dtype;
+    per layer input_layernorm, attention (q_norm and k_norm before RoPE, scores scaled by
+    query_pre_attn_scalar^-1/2, a sliding window on sliding layers with their own RoPE base),
+    post_attention_layernorm on the attention's output before the residual add, then
+    pre_feedforward_layernorm, a gated tanh-GELU MLP and post_feedforward_layernorm; every norm
+    multiplies by (1 + w); a final norm, and the head tied to embed_tokens. `embed_dtype` is the
+    stored dtype of embed_tokens (the reference weights are float64)."""
+    H = config["num_attention_heads"]
+    KV = config.get("num_key_value_heads", H)
+    dh = config.get("head_dim", 256)
+    eps = config.get("rms_norm_eps", 1e-6)
+    act = {"gelu_pytorch_tanh": gelu_tanh, "gelu": gelu_erf}[config.get("hidden_activation", "gelu_pytorch_tanh")]
+    scale = config.get("query_pre_attn_scalar", 256) ** -0.5
+    types = gemma3_layer_types(config)
+    rope = {t: gemma3_rope(config, t, dh) for t in set(types)}
+    normalizer = torch.tensor(config["hidden_size"] ** 0.5, dtype=embed_dtype or torch.float64).to(torch.float64)
+    x = w["embed_tokens.weight"][torch.tensor(ids)] * normalizer  # (n, d)
+    n = x.shape[0]
+    attentions, inputs = [], []
+    for l in range(config["num_hidden_layers"]):
+        p = f"layers.{l}."
+        a = gemma_rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        heads = lambda t, count: t.reshape(n, count, dh).transpose(0, 1)
+        q = gemma_rms_norm(heads(a @ w[p + "self_attn.q_proj.weight"].T, H), w[p + "self_attn.q_norm.weight"], eps)
+        k = gemma_rms_norm(heads(a @ w[p + "self_attn.k_proj.weight"].T, KV), w[p + "self_attn.k_norm.weight"], eps)
+        v = heads(a @ w[p + "self_attn.v_proj.weight"].T, KV)
+        q, k = apply_rope(q, rope[types[l]]), apply_rope(k, rope[types[l]])
+        window = config.get("sliding_window", 4096) if types[l] == "sliding_attention" else None
+        context, probs = grouped_attention(q, k, v, layer_modes(ablation, l, H), window, scale,
+                                           config.get("attn_logit_softcapping"))
+        x = x + gemma_rms_norm(context @ w[p + "self_attn.o_proj.weight"].T, w[p + "post_attention_layernorm.weight"], eps)
+        m = gemma_rms_norm(x, w[p + "pre_feedforward_layernorm.weight"], eps)
+        mlp = (act(m @ w[p + "mlp.gate_proj.weight"].T) * (m @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        x = x + gemma_rms_norm(mlp, w[p + "post_feedforward_layernorm.weight"], eps)
+        inputs.append(a)
+        attentions.append(probs)
+    hidden = gemma_rms_norm(x, w["norm.weight"], eps)
+    logits = hidden @ w["embed_tokens.weight"].T
+    if config.get("final_logit_softcapping"):
+        cap = config["final_logit_softcapping"]
+        logits = torch.tanh(logits / cap) * cap
+    return Trace(torch.stack(attentions), torch.stack(inputs), hidden, logits)
+
+
 FORWARDS = {"bert": bert_forward, "distilbert": distilbert_forward, "roberta": roberta_forward,
-            "gpt2": gpt2_forward, "llama": llama_forward, "qwen2": llama_forward}
+            "gpt2": gpt2_forward, "llama": llama_forward, "qwen2": llama_forward, "mistral": llama_forward,
+            "qwen3": llama_forward, "gemma3_text": gemma3_forward}
 
 
-def forward(config, weights, ids, ablation=None):
-    """Dispatch on config["model_type"]; weights are float tensors of one dtype."""
+def forward(config, weights, ids, ablation=None, stored_dtype=None):
+    """Dispatch on config["model_type"]; weights are float tensors of one dtype. `stored_dtype`,
+    the checkpoint's, matters only to Gemma 3 (its embedding scale is rounded to it)."""
     with torch.no_grad():
+        if config["model_type"] == "gemma3_text":
+            return gemma3_forward(config, weights, ids, ablation, stored_dtype)
         return FORWARDS[config["model_type"]](config, weights, ids, ablation)

@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/make_checkpoints.py --size bert-base [--out DIR]
     /usr/bin/python3 tools/make_checkpoints.py --size gpt2 [--out DIR]
 
-Without --size it writes tests/fixtures/checkpoints/<name>/ for the ten checkpoints of
+Without --size it writes tests/fixtures/checkpoints/<name>/ for the fourteen checkpoints of
 CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
 `tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS; the
 layout of current `tokenizers` versions), tokenizer.old.json (the same tokenizer in the older
@@ -371,7 +371,7 @@ class Dims(NamedTuple):
     head_dim: int = 0  # rotary decoders: the width of a head (not always d / heads)
 
 
-ROTARY = ("llama", "qwen2")  # the families of hf_models.llama_forward
+ROTARY = ("llama", "qwen2", "mistral", "qwen3", "gemma3_text")  # llama_forward's families, and Gemma 3
 
 
 def linear_shapes(name, n_out, n_in):
@@ -396,7 +396,11 @@ def model_shapes(family, dims, head):
                 if family == "qwen2":
                     s[p + f"self_attn.{name}.bias"] = (width,)
             s[p + "self_attn.o_proj.weight"] = (d, q)
+            if family in ("qwen3", "gemma3_text"):  # each head's queries and keys normalised
+                s.update({p + "self_attn.q_norm.weight": (dims.head_dim,), p + "self_attn.k_norm.weight": (dims.head_dim,)})
             s[p + "post_attention_layernorm.weight"] = (d,)
+            if family == "gemma3_text":
+                s.update({p + "pre_feedforward_layernorm.weight": (d,), p + "post_feedforward_layernorm.weight": (d,)})
             s.update({p + "mlp.gate_proj.weight": (f, d), p + "mlp.up_proj.weight": (f, d), p + "mlp.down_proj.weight": (d, f)})
         s["norm.weight"] = (d,)
         if head:  # an untied head; a tied one is embed_tokens itself
@@ -437,7 +441,7 @@ def model_shapes(family, dims, head):
 
 def is_norm(name):
     return ("LayerNorm" in name or "layer_norm" in name or ".ln_" in name or name.startswith("ln_")
-            or "layernorm" in name or name == "norm.weight")
+            or "layernorm" in name or name == "norm.weight" or "_norm.weight" in name)
 
 
 def random_tensor(key, family, name, shape, d_head):
@@ -449,8 +453,8 @@ def random_tensor(key, family, name, shape, d_head):
         return 0.7 * t
     if "position_embeddings" in name or "token_type" in name or name == "wpe.weight":
         return 0.3 * t
-    if is_norm(name):
-        return 1.0 + 0.1 * t if name.endswith(".weight") else 0.1 * t
+    if is_norm(name):  # Gemma's norms multiply by 1 + w: their stored weights sit near 0
+        return 1.0 + 0.1 * t if name.endswith(".weight") and family != "gemma3_text" else 0.1 * t
     if len(shape) == 1:
         return 0.1 * t
     fan_in = shape[0] if family == "gpt2" else shape[1]  # Conv1D (in, out) vs Linear (out, in)
@@ -602,6 +606,17 @@ def config_json(family, dims, arch, tok, recent, dtype):
              "rope_scaling": None, "rope_theta": 10000.0, "use_cache": True, "vocab_size": dims.vocab}
         if family == "llama":
             c.update({"attention_bias": False, "head_dim": dims.head_dim, "mlp_bias": False, "pretraining_tp": 1})
+        elif family == "mistral":
+            c.update({"head_dim": dims.head_dim, "sliding_window": 4096})
+        elif family == "qwen3":
+            c.update({"attention_bias": False, "head_dim": dims.head_dim, "max_window_layers": dims.layers,
+                      "rope_theta": 1000000.0, "sliding_window": None, "use_sliding_window": False})
+        elif family == "gemma3_text":
+            del c["hidden_act"]
+            c.update({"attention_bias": False, "attn_logit_softcapping": None, "final_logit_softcapping": None,
+                      "head_dim": dims.head_dim, "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": 256,
+                      "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000.0, "rope_theta": 1000000.0,
+                      "sliding_window": 512, "sliding_window_pattern": 6, "use_bidirectional_attention": False})
         else:
             c.update({"max_window_layers": dims.layers, "sliding_window": dims.positions, "use_sliding_window": False})
     elif family == "distilbert":
@@ -678,7 +693,12 @@ CHECKPOINTS = [
 REPEATED = ("repeated", "The old man saw the river, and the old man saw the river again.")
 # Rotary decoders: a SmolLM2-like Llama (grouped 3:1, tied head, BF16); one with a head_dim that
 # is not hidden / heads, Llama 3's rope_scaling, an untied head and the inv_freq buffers of older
-# files; and a Qwen2.5-like one (q/k/v biases, F16, tied) whose RoPE is in v5's rope_parameters.
+# files; a Qwen2.5-like one (q/k/v biases, F16, tied) whose RoPE is in v5's rope_parameters; and a
+# Mistral whose sliding window of 5 keys the 12- and 22-token cases pass; a Qwen3 (q/k norms,
+# head_dim 16 on width 32); a Gemma 3 in v4's layout (layers 0 and 1 slide over 4 keys by
+# sliding_window_pattern 3, layer 2 is full; BF16, so √hidden is rounded to BF16; a
+# query_pre_attn_scalar that is not head_dim) and one in v5's (layer_types, rope_parameters per
+# layer type with linear scaling on the full layer, and both softcaps, which Gemma 2 had).
 CHECKPOINTS += [
     Checkpoint("llama-smol", "llama", "LlamaForCausalLM", 48, 2, 6, 96, 64, "BF16", False,
                Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
@@ -693,6 +713,25 @@ CHECKPOINTS += [
                config={"tie_word_embeddings": True, "rope_theta": None, "rope_scaling": None,
                        "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
                        "torch_dtype": None, "dtype": "float16", "transformers_version": "5.0.0"}),
+    Checkpoint("mistral", "mistral", "MistralForCausalLM", 32, 2, 4, 64, 64, "F32", True,
+               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
+               config={"tie_word_embeddings": False, "sliding_window": 5, "rope_theta": 1000000.0}),
+    Checkpoint("qwen3", "qwen3", "Qwen3ForCausalLM", 32, 2, 4, 64, 64, "BF16", False,
+               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=16,
+               config={"tie_word_embeddings": True}),
+    Checkpoint("gemma3", "gemma3_text", "Gemma3ForCausalLM", 32, 3, 4, 64, 64, "BF16", False,
+               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=1, head_dim=16,
+               config={"tie_word_embeddings": True, "sliding_window": 4, "sliding_window_pattern": 3,
+                       "query_pre_attn_scalar": 24}),
+    Checkpoint("gemma3-v5", "gemma3_text", "Gemma3ForCausalLM", 32, 2, 4, 64, 64, "F32", False,
+               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
+               config={"tie_word_embeddings": True, "sliding_window": 3, "sliding_window_pattern": None,
+                       "layer_types": ["sliding_attention", "full_attention"], "rope_theta": None,
+                       "rope_local_base_freq": None, "rope_scaling": None,
+                       "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+                                           "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+                       "attn_logit_softcapping": 3.0, "final_logit_softcapping": 5.0,
+                       "torch_dtype": None, "dtype": "float32", "transformers_version": "5.0.0"}),
 ]
 REAL_SIZES = {
     "bert-base": Checkpoint("bert-base", "bert", "BertForPreTraining", 768, 12, 12, 3072, 512, "F32", True,
@@ -801,7 +840,7 @@ def write_fixtures():
         cases += [(case, SENTENCE[1], ablated_heads(ck, mode)) for case, mode in ABLATIONS]
         for case, text, ablation in cases:
             ids = encode(text)
-            t64, t32 = (hf_models.forward(config, w, ids, ablation) for w in (w64, w32))
+            t64, t32 = (hf_models.forward(config, w, ids, ablation, STORAGE[ck.dtype]) for w in (w64, w32))
             write_case(os.path.join(folder, "cases", case), text, ids, t64, config["vocab_size"], ablation)
             print(f"  {case}: {len(ids)} tokens {' '.join(token_strings(tok, ids))}")
             line = (f"    float32 vs float64: attention {max_diff(t32.attention, t64.attention):.1e}, "
