@@ -76,6 +76,9 @@ void check_config(const AttentionConfig& c) {
     throw LimitError("n_heads × d_head is " + std::to_string(c.n_heads) + " × " + std::to_string(c.d_head) +
                      ", above the limit of " + std::to_string(kMaxDModel));
   }
+  if (!(std::isfinite(c.softcap) && c.softcap >= 0)) {
+    throw std::invalid_argument("softcap must be 0 (none) or a finite positive number, got " + std::to_string(c.softcap));
+  }
   if (!(std::isfinite(c.scale) && c.scale >= 0)) {
     throw std::invalid_argument("scale must be 0 (1/√d_head) or a finite positive number, got " + std::to_string(c.scale));
   }
@@ -172,6 +175,19 @@ void check_heads(const Matrix& m, size_t dh, const char* what, const char* head 
   }, kCause);
 }
 
+// RMS-normalises each head of m (rows, heads·dh) in place: row r's head i is dh contiguous floats,
+// so the whole matrix is (rows·heads) rows of dh. As the model's norms do (model.cpp), first checks
+// no value is so large that a head's sum of squares could overflow (|x| ≤ √(FLT_MAX / 2·dh)):
+// past it the norm would silently give zeros.
+void normalize_heads(Matrix& m, size_t dh, const std::vector<float>& weight, float eps, const char* what) {
+  const double limit = std::sqrt(double(std::numeric_limits<float>::max()) / (2.0 * double(dh)));
+  if (largest_magnitude(m.data(), size_t(m.size())) > limit) {
+    throw OverflowError(std::string("attention: the mean square in the norm of ") + what + " overflowed float32 (" + kCause + ")");
+  }
+  kernels::active_kernels().rms_norm(size_t(m.size()) / dh, dh, m.data(), dh, weight.data(), eps, m.data(), dh);
+  check_heads(m, dh, what);
+}
+
 // Replaces one head's output, columns [first, first + width) of concat (n, d), as `how` says.
 // The mean of finite values is finite, so the ablated concatenation needs no new check.
 void ablate(Matrix& concat, size_t first, size_t width, Ablation how) {
@@ -232,6 +248,18 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, PackedAtte
   check_bias("bk", bk_, kv_width());
   check_bias("bv", bv_, kv_width());
   check_bias("bo", bo_, config_.d_model);
+}
+
+void MultiHeadAttention::set_head_norms(std::vector<float> q_weight, std::vector<float> k_weight, float eps) {
+  const size_t dh = size_t(config_.d_head);
+  if ((!q_weight.empty() || !k_weight.empty()) && (q_weight.size() != dh || k_weight.size() != dh)) {
+    throw std::invalid_argument("head norm weights have " + str(q_weight.size()) + " and " + str(k_weight.size()) +
+                                " values, expected d_head = " + str(dh) + " each");
+  }
+  if (!(eps > 0 && std::isfinite(eps))) throw std::invalid_argument("head norm eps must be a finite positive number, got " + std::to_string(eps));
+  q_norm_ = std::move(q_weight);
+  k_norm_ = std::move(k_weight);
+  head_norm_eps_ = eps;
 }
 
 void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, size_t kv_size, size_t mask_size, bool keep_trace) const {
@@ -355,7 +383,20 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   check_heads(t.k, dh, "the keys", kv_name);
   check_heads(t.v, dh, "the values", kv_name);
 
-  // 1b. Rotate the queries and the keys, each row at its position (RoPE), when the layer has a rotation.
+  // 1b. Normalise each head's queries and keys, when the layer has head norms (Qwen3, Gemma 3).
+  if (!q_norm_.empty()) {
+    normalize_heads(t.q, dh, q_norm_, head_norm_eps_, "the queries");
+    normalize_heads(t.k, dh, k_norm_, head_norm_eps_, "the keys");
+  }
+  // 1c. Rotate the queries and the keys, each row at its position (RoPE), when the layer has a
+  // rotation; a trace keeps them as they were before it too.
+  if (rotate_ && keep_trace) {
+    t.q_unrotated = t.q;
+    t.k_unrotated = t.k;
+  } else {
+    t.q_unrotated.resize(0, 0);
+    t.k_unrotated.resize(0, 0);
+  }
   if (rotate_) {
     rotate_(t.q, config_.n_heads, in.query_position);
     rotate_(t.k, config_.n_kv_heads, 0);
@@ -397,6 +438,12 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
     // Causal: keys after the block's last query are hidden from all of it, so are not computed.
     const size_t seen = visible_keys(r0 + rows - 1);
     k.gemm(rows, seen, dh, t.q.data() + r0 * qw + i * dh, qw, keys.data() + g * key_floats, kernels::panel_stride(dh), nullptr, s, n_k);
+    if (config_.softcap > 0) {  // cap·tanh(score/cap), before any bias or mask, as Gemma 2 applies it
+      const float cap = float(config_.softcap);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t j = 0; j < seen; ++j) s[r * n_k + j] = cap * std::tanh(s[r * n_k + j] / cap);
+      }
+    }
     if (in.score_bias) {
       const float* bias = in.score_bias + i * n_q * n_k + r0 * n_k;
       for (size_t r = 0; r < rows; ++r) {

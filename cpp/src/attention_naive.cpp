@@ -29,7 +29,9 @@ NaiveAttention attention_naive(const std::vector<double>& q, const std::vector<d
         if (!visible) { w[j] = std::nan(""); continue; }
         double score = 0;
         for (int c = 0; c < d_head; ++c) score += q[size_t(r) * q_width + i * d_head + c] * k[size_t(j) * kv_width + g * d_head + c];
-        w[j] = score * scale + (bias.empty() ? 0.0 : bias[(size_t(i) * n_queries + r) * n_keys + j]);
+        w[j] = score * scale;
+        if (config.softcap > 0) w[j] = config.softcap * std::tanh(w[j] / config.softcap);  // Gemma 2's soft cap
+        w[j] += bias.empty() ? 0.0 : bias[(size_t(i) * n_queries + r) * n_keys + j];
         largest = std::max(largest, w[j]);
       }
       // Softmax over the visible keys; hidden keys get 0, and a row that sees nothing is all zeros.

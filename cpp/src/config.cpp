@@ -94,22 +94,26 @@ void check_heads_divide(const ModelConfig& c, const ConfigFields& f) {
 }
 
 // The value of an absent field: a number, or one computed from the fields read before it.
-int fallback_value(const IntField& field, const ConfigFields& f, const ModelConfig& c) {
-  switch (field.fallback) {
+int fallback_value(int fallback, const ConfigFields& f, const ModelConfig& c) {
+  switch (fallback) {
     case kFourTimesHidden: return 4 * c.hidden_size;
     case kSameAsHeads: return c.num_attention_heads;
     case kHiddenOverHeads: check_heads_divide(c, f); return c.hidden_size / c.num_attention_heads;
-    default: return field.fallback;
+    default: return fallback;
   }
 }
 
 void read_int(const json& config, const IntField& field, const ConfigFields& f, ModelConfig& c) {
   auto it = config.find(field.name);
   if (it == config.end() && field.older) it = config.find(field.older);
+  if (it != config.end() && it->is_null() && field.if_null != kRequired) {
+    c.*field.member = fallback_value(field.if_null, f, c);
+    return;
+  }
   const bool computed = field.fallback == kFourTimesHidden || field.fallback == kSameAsHeads || field.fallback == kHiddenOverHeads;
   const bool absent = it == config.end() || (computed && it->is_null());  // transformers computes these from null too
   if (absent && field.fallback == kRequired) throw std::invalid_argument(std::string("config.json: ") + field.name + " is missing");
-  c.*field.member = absent ? fallback_value(field, f, c) : read_checked(*it, it.key().c_str(), limit_in(c, field.member));
+  c.*field.member = absent ? fallback_value(field.fallback, f, c) : read_checked(*it, it.key().c_str(), limit_in(c, field.member));
 }
 
 std::string eps_error(const std::string& source, const std::string& name, const std::string& got) {
@@ -150,12 +154,57 @@ int read_sliding_window(const json& config, const ConfigFields& f) {
   return read_checked(*it, "sliding_window", {nullptr, "sliding_window", 1, kMaxRotaryPositions});
 }
 
+// Which layers slide (Windows::by_layer_type): layer_types, a list of "sliding_attention" and
+// "full_attention" with one entry per layer, or else sliding_window_pattern P (default 6), by which
+// layer i slides unless i + 1 is a multiple of P.
+std::vector<bool> read_sliding_layers(const json& config, int layers) {
+  std::vector<bool> sliding(static_cast<size_t>(layers));
+  const auto types = config.find("layer_types");
+  if (types != config.end() && !types->is_null()) {
+    if (!types->is_array() || types->size() != size_t(layers)) {
+      throw std::invalid_argument("config.json: layer_types must be a list of " + str(layers) + " layer types, one per layer, got " +
+                                  shown(*types));
+    }
+    for (size_t l = 0; l < sliding.size(); ++l) {
+      const json& type = (*types)[l];
+      if (type != "sliding_attention" && type != "full_attention") {
+        throw std::invalid_argument("config.json: layer_types[" + std::to_string(l) +
+                                    "] must be \"sliding_attention\" or \"full_attention\", got " + shown(type));
+      }
+      sliding[l] = type == "sliding_attention";
+    }
+    return sliding;
+  }
+  const auto it = config.find("sliding_window_pattern");
+  const int pattern = it == config.end() || it->is_null() ? 6 : read_checked(*it, "sliding_window_pattern", {nullptr, "", 1, kMaxLayers});
+  for (int l = 0; l < layers; ++l) sliding[size_t(l)] = (l + 1) % pattern != 0;
+  return sliding;
+}
+
 std::vector<int> read_windows(const json& config, const ArchitectureSpec& spec, int layers) {
   switch (spec.windows) {
     case Windows::none: return {};
     case Windows::every_layer: return std::vector<int>(size_t(layers), read_sliding_window(config, spec.config));
+    case Windows::by_layer_type: {
+      const int window = read_sliding_window(config, spec.config);
+      const std::vector<bool> sliding = read_sliding_layers(config, layers);
+      std::vector<int> windows(static_cast<size_t>(layers));
+      for (size_t l = 0; l < windows.size(); ++l) windows[l] = sliding[l] ? window : 0;
+      return windows;
+    }
   }
   return {};
+}
+
+// A number of config.json that may be null (or absent) for none: 0 then.
+double read_optional_positive(const json& config, const char* name, double fallback) {
+  const auto it = config.find(name);
+  if (it == config.end()) return fallback;
+  if (it->is_null()) return 0;
+  if (!it->is_number() || !(it->get<double>() > 0) || !std::isfinite(it->get<double>())) {
+    throw std::invalid_argument(std::string("config.json: ") + name + " must be a positive number or null, got " + shown(*it));
+  }
+  return it->get<double>();
 }
 
 bool read_tie(const json& config, const ArchitectureSpec& spec) {
@@ -222,6 +271,7 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
     }
     try {
       rope_inv_freq(c.rope);
+      for (int l = 0; l < c.num_hidden_layers; ++l) rope_inv_freq(c.rope_of(l));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(source + ": " + e.what());
     }
@@ -309,6 +359,17 @@ ModelConfig parse_model_config(const std::string& json_text) {
   c.tie_word_embeddings = read_tie(config, spec);
   if (f.rope) c.rope = read_rope(config, *f.rope, c.head_dim);
   c.windows = read_windows(config, spec, c.num_hidden_layers);
+  if (f.rope && f.rope->sliding_theta) c.sliding_rope = read_rope(config, *f.rope, c.head_dim, "sliding_attention");
+  if (f.rope && f.rope->sliding_theta) c.rope = read_rope(config, *f.rope, c.head_dim, "full_attention");
+  if (f.query_scalar) {
+    const double scalar = read_optional_positive(config, f.query_scalar, f.query_scalar_fallback);
+    if (scalar == 0) throw std::invalid_argument(std::string("config.json: ") + f.query_scalar + " must be a positive number, got null");
+    c.attention_scale = 1.0 / std::sqrt(scalar);
+  }
+  if (f.softcaps) {
+    c.attention_softcap = read_optional_positive(config, "attn_logit_softcapping", 0);
+    c.logit_softcap = read_optional_positive(config, "final_logit_softcapping", 0);
+  }
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;
 }

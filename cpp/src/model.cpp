@@ -104,12 +104,17 @@ Model::Model(const ModelConfig& config, const SafetensorsFile& file) : Model(loa
 
 Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config), weights_(std::move(weights)) {
   const ArchitectureSpec& spec = *config.architecture;
-  if (spec.positions == Positions::rotary) {
-    for (LayerWeights& layer : weights_.layers) layer.attention.set_rotation(rope_rotation(config.rope, config.head_dim));
+  for (size_t l = 0; l < weights_.layers.size(); ++l) {
+    LayerWeights& layer = weights_.layers[l];
+    if (spec.positions == Positions::rotary) layer.attention.set_rotation(rope_rotation(config.rope_of(int(l)), config.head_dim));
+    if (!layer.weights[Weight::q_norm_w].empty()) {
+      const auto vector = [&](Weight w) { return std::vector<float>(layer.weights.data(w), layer.weights.data(w) + config.head_dim); };
+      layer.attention.set_head_norms(vector(Weight::q_norm_w), vector(Weight::k_norm_w), config.layer_norm_eps);
+    }
   }
   steps_ = {step_name(spec, Weight::embeddings_norm_w), step_name(spec, Weight::norm1_w), step_name(spec, Weight::norm2_w),
             step_name(spec, Weight::mlp_in_w), step_name(spec, Weight::mlp_gate_w), step_name(spec, Weight::mlp_out_w),
-            step_name(spec, Weight::final_norm_w)};
+            step_name(spec, Weight::final_norm_w), step_name(spec, Weight::attn_out_norm_w), step_name(spec, Weight::mlp_out_norm_w)};
 }
 
 void Model::check_ids(const std::vector<int32_t>& ids) const {
@@ -136,23 +141,27 @@ Matrix Model::embed(const std::vector<int32_t>& ids) const {
     const float* word = w.data(Weight::word_embeddings) + size_t(ids[i]) * d;
     const float* position = positions ? w.data(Weight::position_embeddings) + (size_t(config_.position_offset) + i) * d : nullptr;
     const float* type = types ? w.data(Weight::token_type_embeddings) : nullptr;  // row 0: token type 0
+    const float scale = config_.embedding_scale;
     for (size_t c = 0; c < d; ++c) {
-      x(Eigen::Index(i), Eigen::Index(c)) = word[c] + (position ? position[c] : 0.0f) + (type ? type[c] : 0.0f);
+      x(Eigen::Index(i), Eigen::Index(c)) = word[c] * scale + (position ? position[c] : 0.0f) + (type ? type[c] : 0.0f);
     }
   }
-  if (positions) {  // a word embedding alone was checked finite when it was loaded
-    check_sum(x, "embeddings", types ? "the sum of the word, position and token type embeddings" : "the sum of the word and position embeddings",
+  if (positions || config_.embedding_scale != 1) {  // a word embedding alone was checked finite when it was loaded
+    check_sum(x, "embeddings", types ? "the sum of the word, position and token type embeddings"
+                               : positions ? "the sum of the word and position embeddings" : "the scaled word embeddings",
               "the embeddings are too large");
   }
   if (!w[Weight::embeddings_norm_w].empty()) norm(x, x, w, Weight::embeddings_norm_w, Weight::embeddings_norm_b, "embeddings", steps_.embeddings_norm);
   return x;
 }
 
-// out (n, d) ← the architecture's norm of in; out may be in.
+// out (n, d) ← the architecture's norm of in; out may be in. `bias` is Weight::count for a norm
+// that has none in any architecture.
 void Model::norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
                  const std::string& step) const {
-  const bool rms = config_.architecture->norm == Norm::rms_norm;
-  normalize(kernels::active_kernels(), rms, in, out, w.data(weight), w.data(bias), config_.layer_norm_eps, where, step);
+  const bool rms = config_.architecture->norm != Norm::layer_norm;  // Gemma's 1 + w was added as it loaded
+  const float* beta = bias == Weight::count ? nullptr : w.data(bias);
+  normalize(kernels::active_kernels(), rms, in, out, w.data(weight), beta, config_.layer_norm_eps, where, step);
 }
 
 // p.trace ← layer l's attention over `input` (n, d), handed to the run's hook.
@@ -218,15 +227,23 @@ void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
   norm(x, x, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
 }
 
-// GPT-2's block: x = x + attention(norm1(x)); x = x + mlp(norm2(x)).
-void Model::pre_norm_block(size_t l, Matrix& x, Pass& p) const {
+// GPT-2's block: x = x + attention(norm1(x)); x = x + mlp(norm2(x)). With `sandwich` (Gemma 3)
+// each branch's output is normalised before it is added: x = x + attn_out_norm(attention(norm1(x))),
+// and likewise the MLP's with mlp_out_norm.
+void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
   const LayerWeights& w = weights_.layers[l];
   norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
   p.run.inputs.push_back(p.normed);
   attend(l, p.run.inputs.back(), p);
-  add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  if (sandwich) {
+    norm(p.trace.output, p.branch, w.weights, Weight::attn_out_norm_w, Weight::count, layer_name(l), steps_.attn_out_norm);
+    add(x, p.branch, l, kAttentionSum, kAttentionCause);
+  } else {
+    add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  }
   norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
   mlp(w, p.normed, p.branch, layer_name(l));
+  if (sandwich) norm(p.branch, p.branch, w.weights, Weight::mlp_out_norm_w, Weight::count, layer_name(l), steps_.mlp_out_norm);
   add(x, p.branch, l, kMlpSum, kMlpCause);
 }
 
@@ -257,7 +274,8 @@ ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer, 
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     switch (config_.architecture->block) {
       case Block::post_norm: post_norm_block(l, x, pass); break;
-      case Block::pre_norm: pre_norm_block(l, x, pass); break;
+      case Block::pre_norm: pre_norm_block(l, x, pass, false); break;
+      case Block::sandwich: pre_norm_block(l, x, pass, true); break;
     }
   }
   if (!weights_.weights[Weight::final_norm_w].empty()) {
@@ -314,6 +332,10 @@ std::vector<float> Model::logits(const float* hidden_row) const {
     for (size_t i = 0; i < V; ++i) out[i] += bias[i];
   }
   check_fits(out.data(), V, [] { return std::string("the language-model head's logits"); }, "its input or weights are too large");
+  if (config_.logit_softcap > 0) {  // cap·tanh(logit/cap): Gemma's final_logit_softcapping
+    const float cap = float(config_.logit_softcap);
+    for (float& v : out) v = cap * std::tanh(v / cap);
+  }
   return out;
 }
 

@@ -36,6 +36,7 @@ struct ModelLoader::Slot {
   std::string name;
   size_t begin = 0, end = 0, width = 0;
   bool bfloat = false, skip = false;
+  bool plus_one = false;  // a Gemma norm's weight: 1 is added once it is in (Norm::rms_norm_one_plus)
   std::vector<Segment> segments;
   std::vector<Pack> packs;
   size_t values() const { return width ? (end - begin) / width : 0; }
@@ -192,6 +193,15 @@ struct Assigned {
   const TensorInfo* info;
   Match match;
 };
+
+// √hidden as transformers' Gemma multiplies the embeddings by it: the float32 square root, rounded
+// to the dtype the embeddings are stored in (BF16: √640 = 25.298 becomes 25.25).
+float embedding_scale(size_t hidden, const std::string& dtype) {
+  const float scale = float(std::sqrt(double(hidden)));
+  if (dtype == "BF16") return float(Eigen::bfloat16(scale));
+  if (dtype == "F16") return float(Eigen::half(scale));
+  return scale;
+}
 
 // Whether `name` is the alternate of a duplicate pair whose primary the file also has.
 bool is_redundant_duplicate(const ArchitectureSpec& spec, const SafetensorsHeader& header, const std::string& name) {
@@ -357,6 +367,10 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     slot.end = a.info->end;
     slot.width = dtype_bytes(a.info->dtype);
     slot.bfloat = a.info->dtype == "BF16";
+    slot.plus_one = spec.norm == Norm::rms_norm_one_plus && is_norm_weight(a.match.rule->weight);
+    if (a.match.rule->weight == Weight::word_embeddings && spec.embedding_scale == EmbeddingScale::sqrt_hidden) {
+      config_.embedding_scale = embedding_scale(size_t(config_.hidden_size), a.info->dtype);
+    }
     route(a.match.layer < 0 ? *model_weights_ : *layer_weights_[size_t(a.match.layer)], *a.match.rule, slot.segments, slot.packs);
     if (!slot.packs.empty()) staging = std::max(staging, slot.values());
     slots_.push_back(std::move(slot));
@@ -469,8 +483,14 @@ void ModelLoader::store(const void* values, size_t count) {
   }
 }
 
-// A staged tensor is whole: pack it into its matrices (transposing Linear weights on the way).
+// A tensor is whole: a staged one is packed into its matrices (transposing Linear weights on the
+// way), a Gemma norm's weight becomes 1 + w.
 void ModelLoader::complete_slot() {
+  if (slots_[slot_].plus_one) {
+    for (const Segment& segment : slots_[slot_].segments) {
+      for (size_t i = 0; i < segment.count; ++i) segment.data[i] += 1.0f;
+    }
+  }
   for (const Pack& p : slots_[slot_].packs) {
     // Panel by panel, spread over the threads: each panel is packed from its own columns.
     const size_t k = p.out->rows;

@@ -79,14 +79,19 @@ RopeConfig read_rope(const json& config, const RopeFields& f, int head_dim, cons
       where += std::string(layer_type) + ".";
       if (!p->is_object()) refuse(where.substr(0, where.size() - 1), "an object", *p);
     }
-    rope.theta = number(*p, where, "rope_theta", f.theta_fallback);
+    const bool sliding = layer_type && std::string(layer_type) == "sliding_attention" && f.sliding_theta;
+    rope.theta = number(*p, where, "rope_theta", sliding ? f.sliding_theta_fallback : f.theta_fallback);
     const double fraction = p->contains(f.fraction) ? number(*p, where, f.fraction, 1.0) : number(config, "", f.fraction, 1.0);
     rope.rotary_dim = rotary_dim(fraction, head_dim, f.fraction);
     read_scaling(*p, where, rope);
     return rope;
   }
-  rope.theta = number(config, "", f.theta, f.theta_fallback);
   rope.rotary_dim = rotary_dim(number(config, "", f.fraction, 1.0), head_dim, f.fraction);
+  if (layer_type && std::string(layer_type) == "sliding_attention" && f.sliding_theta) {  // its own base, unscaled
+    rope.theta = number(config, "", f.sliding_theta, f.sliding_theta_fallback);
+    return rope;
+  }
+  rope.theta = number(config, "", f.theta, f.theta_fallback);
   const auto scaling = config.find("rope_scaling");
   if (scaling != config.end() && !scaling->is_null()) {
     if (!scaling->is_object()) refuse("rope_scaling", "an object or null", *scaling);

@@ -11,7 +11,9 @@
 
 namespace multihead {
 
-// The RoPE of a layer of `layer_type` (or of every layer, when null) with heads head_dim wide.
+// The RoPE of a layer of `layer_type` ("full_attention", "sliding_attention", or null for every
+// layer) with heads head_dim wide. In v4's layout a sliding layer takes fields.sliding_theta's base
+// and no scaling, when the architecture names one.
 // Throws std::invalid_argument naming the field for a wrong type or a rope type the pass does not
 // implement; the values themselves are checked by check_model_config (rope_inv_freq).
 RopeConfig read_rope(const nlohmann::json& config, const RopeFields& fields, int head_dim, const char* layer_type = nullptr);

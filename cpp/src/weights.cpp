@@ -43,6 +43,10 @@ constexpr WeightKind kWeightKinds[] = {
     {W::mlp_out_w, "the MLP's output weight", Scope::layer, D::mlp, D::model, S::packed},
     {W::mlp_out_b, "the MLP's output bias", Scope::layer, D::one, D::model, S::plain},
     {W::mlp_gate_w, "the MLP's gate weight", Scope::layer, D::model, D::mlp, S::packed},
+    {W::q_norm_w, "the queries' norm weight", Scope::layer, D::one, D::head, S::plain},
+    {W::k_norm_w, "the keys' norm weight", Scope::layer, D::one, D::head, S::plain},
+    {W::attn_out_norm_w, "the attention output's norm weight", Scope::layer, D::one, D::model, S::plain},
+    {W::mlp_out_norm_w, "the MLP output's norm weight", Scope::layer, D::one, D::model, S::plain},
 };
 static_assert(sizeof kWeightKinds / sizeof kWeightKinds[0] == kWeightCount, "every weight has one row");
 
@@ -64,8 +68,24 @@ size_t dim_size(const ModelConfig& c, Dim d) {
     case Dim::types: return size_t(c.type_vocab_size);
     case Dim::q_width: return size_t(c.num_attention_heads) * size_t(c.head_dim);
     case Dim::kv_width: return size_t(c.num_key_value_heads) * size_t(c.head_dim);
+    case Dim::head: return size_t(c.head_dim);
   }
   return 0;
+}
+
+bool is_norm_weight(Weight w) {
+  switch (w) {
+    case W::embeddings_norm_w:
+    case W::final_norm_w:
+    case W::head_norm_w:
+    case W::norm1_w:
+    case W::norm2_w:
+    case W::q_norm_w:
+    case W::k_norm_w:
+    case W::attn_out_norm_w:
+    case W::mlp_out_norm_w: return true;
+    default: return false;
+  }
 }
 
 }  // namespace multihead

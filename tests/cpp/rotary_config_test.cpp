@@ -123,6 +123,73 @@ TEST(RotaryConfig, MistralsSlidingWindowIsEveryLayersAndDefaultsTo4096) {
   EXPECT_EQ(parse_error(llama_json(R"("sliding_window": "4k")", "mistral")), "config.json: sliding_window must be an integer, got \"4k\"");
 }
 
+// gemma-3-270m's config.json (v4 layout), its fields replaced or added by `extra`.
+std::string gemma_json(const std::string& extra = "") {
+  nlohmann::json c = nlohmann::json::parse(R"({"model_type": "gemma3_text", "vocab_size": 262144, "hidden_size": 640,
+      "num_hidden_layers": 18, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256, "intermediate_size": 2048,
+      "max_position_embeddings": 32768, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000.0,
+      "rope_scaling": null, "rope_theta": 1000000.0, "sliding_window": 512, "hidden_activation": "gelu_pytorch_tanh",
+      "attn_logit_softcapping": null, "final_logit_softcapping": null, "use_bidirectional_attention": false})");
+  c.update(nlohmann::json::parse("{" + extra + "}"));
+  return c.dump();
+}
+
+TEST(RotaryConfig, Gemma3_270mSlidesOver512KeysButInLayers5_11And17) {
+  const ModelConfig c = parse_model_config(gemma_json());
+  for (int l = 0; l < 18; ++l) EXPECT_EQ(c.window(l), l == 5 || l == 11 || l == 17 ? 0 : 512) << l;
+  EXPECT_DOUBLE_EQ(c.rope_of(0).theta, 10000);    // sliding: rope_local_base_freq
+  EXPECT_DOUBLE_EQ(c.rope_of(5).theta, 1000000);  // full: rope_theta
+  EXPECT_DOUBLE_EQ(c.attention(0).scale, 1.0 / 16);  // query_pre_attn_scalar^−½
+  EXPECT_EQ(c.attention(0).softcap, 0);
+  EXPECT_EQ(c.logit_softcap, 0);
+  EXPECT_EQ(c.activation, Activation::gelu_tanh);
+  EXPECT_EQ(c.lm_head(), LmHead::tied);  // Gemma3TextConfig's default
+  EXPECT_EQ(c.attention(0).n_kv_heads, 1);
+  EXPECT_EQ(c.attention(0).n_heads * c.attention(0).d_head, 1024);  // not hidden_size (640)
+}
+
+TEST(RotaryConfig, GemmaLayerTypesAndTheV5NestedRopeParameters) {
+  const ModelConfig c = parse_model_config(gemma_json(
+      R"("num_hidden_layers": 3, "layer_types": ["full_attention", "sliding_attention", "full_attention"],
+         "rope_theta": null, "rope_local_base_freq": null,
+         "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+                             "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+         "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0)"));
+  EXPECT_EQ(c.windows, std::vector<int>({0, 512, 0}));
+  EXPECT_EQ(c.rope_of(0).scaling, RopeScaling::linear);
+  EXPECT_DOUBLE_EQ(c.rope_of(0).factor, 8);
+  EXPECT_EQ(c.rope_of(1).scaling, RopeScaling::none);
+  EXPECT_DOUBLE_EQ(c.rope_of(1).theta, 10000);
+  EXPECT_DOUBLE_EQ(c.attention(1).softcap, 50);
+  EXPECT_DOUBLE_EQ(c.logit_softcap, 30);
+  // An older config's sliding_window_pattern: every third layer full.
+  EXPECT_EQ(parse_model_config(gemma_json(R"("num_hidden_layers": 4, "sliding_window_pattern": 3)")).windows,
+            std::vector<int>({512, 512, 0, 512}));
+}
+
+TEST(RotaryConfig, Qwen3sHeadDimIs128WhenAbsentAndHiddenOverHeadsWhenNull) {
+  nlohmann::json c = nlohmann::json::parse(llama_json("", "qwen3"));
+  c.erase("head_dim");
+  EXPECT_EQ(parse_model_config(c.dump()).head_dim, 128);
+  c["head_dim"] = nullptr;
+  EXPECT_EQ(parse_model_config(c.dump()).head_dim, 64);
+}
+
+TEST(RotaryConfigErrors, GemmasFieldsAreCheckedByName) {
+  EXPECT_EQ(parse_error(gemma_json(R"("num_hidden_layers": 2, "layer_types": ["full_attention"])")),
+            "config.json: layer_types must be a list of 2 layer types, one per layer, got [\"full_attention\"]");
+  EXPECT_EQ(parse_error(gemma_json(R"("num_hidden_layers": 2, "layer_types": ["full_attention", "chunked_attention"])")),
+            "config.json: layer_types[1] must be \"sliding_attention\" or \"full_attention\", got \"chunked_attention\"");
+  EXPECT_EQ(parse_error(gemma_json(R"("use_bidirectional_attention": true)")),
+            "config.json: use_bidirectional_attention must be false, got true; the engine implements only false");
+  EXPECT_EQ(parse_error(gemma_json(R"("attn_logit_softcapping": -1)")),
+            "config.json: attn_logit_softcapping must be a positive number or null, got -1");
+  EXPECT_EQ(parse_error(gemma_json(R"("query_pre_attn_scalar": null)")),
+            "config.json: query_pre_attn_scalar must be a positive number, got null");
+  EXPECT_EQ(parse_error(gemma_json(R"("rope_local_base_freq": 0.5)")), "config.json: RoPE theta must be a finite number above 1, got 0.500000");
+  EXPECT_EQ(parse_error(gemma_json(R"("sliding_window_pattern": 0)")), "config.json: sliding_window_pattern must be from 1 to 64, got 0");
+}
+
 TEST(RotaryConfigErrors, WhatThePassDoesNotImplementIsRefusedByName) {
   EXPECT_EQ(parse_error(llama_json(R"("rope_scaling": {"rope_type": "yarn", "factor": 4.0})")),
             "config.json: rope_scaling.rope_type \"yarn\" is not supported; the engine implements \"default\", \"linear\" and \"llama3\"");

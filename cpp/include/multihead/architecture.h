@@ -22,11 +22,14 @@ struct ModelConfig;
 enum class Block {
   post_norm,  // x = norm1(x + attention(x)); x = norm2(x + mlp(x)): the BERT family
   pre_norm,   // x = x + attention(norm1(x)); x = x + mlp(norm2(x)); a final norm after the last block: GPT-2
+  sandwich,   // pre-norm, each branch's output normalised too: x = x + attn_out_norm(attention(norm1(x)));
+              // x = x + mlp_out_norm(mlp(norm2(x))); a final norm: Gemma 3
 };
 
 enum class Norm {
   layer_norm,  // (x − mean)/√(variance + eps)·weight + bias
   rms_norm,    // x/√(mean(x²) + eps)·weight: Llama's RMSNorm, no bias
+  rms_norm_one_plus,  // x/√(mean(x²) + eps)·(1 + weight): Gemma's, every norm of the model (1 is added as it loads)
 };
 
 enum class Mlp {
@@ -49,6 +52,14 @@ enum class Mask { bidirectional, causal };  // causal: a token sees itself and t
 enum class Windows {
   none,         // none: every layer sees every key its mask allows
   every_layer,  // config.json's sliding_window (an integer, or null for none) in every layer: Mistral
+  by_layer_type,  // sliding_window in the layers layer_types calls "sliding_attention", or by the older
+                  // sliding_window_pattern P, every layer but each P-th; the others full: Gemma 3
+};
+
+// What the word embeddings are multiplied by as they enter.
+enum class EmbeddingScale {
+  none,
+  sqrt_hidden,  // √hidden_size, rounded to the stored dtype of the embeddings as transformers does (Gemma)
 };
 
 enum class LmHead {
@@ -92,8 +103,10 @@ constexpr int kFourTimesHidden = -2;  // GPT-2's n_inner: null or absent means 4
 struct IntField {
   const char* name;
   int ModelConfig::*member;
-  int fallback;                 // a value, kRequired or kFourTimesHidden
+  int fallback;                 // when absent: a value, kRequired, or one computed (kFourTimesHidden, ...)
   const char* older = nullptr;  // an older name read when `name` is absent (GPT-2's n_ctx)
+  int if_null = kRequired;      // when null, where that differs from absent (Qwen3's head_dim: absent 128,
+                                // null hidden / heads); kRequired: as absent for a computed fallback, else refused
 };
 
 constexpr int kSameAsHeads = -3;      // num_key_value_heads: absent or null means num_attention_heads
@@ -104,6 +117,10 @@ struct RopeFields {
   const char* theta;           // the base: "rope_theta" (GPT-NeoX: "rotary_emb_base")
   double theta_fallback;
   const char* fraction;        // the share of head_dim that rotates: "partial_rotary_factor" (GPT-NeoX: "rotary_pct")
+  // Sliding layers' own base, or null when they share the others' (Gemma 3: "rope_local_base_freq";
+  // in v5's layout, rope_parameters' "sliding_attention").
+  const char* sliding_theta = nullptr;
+  double sliding_theta_fallback = 10000.0;
 };
 
 // An option the forward pass supports only one way: present with another value, it is refused.
@@ -124,6 +141,12 @@ struct ConfigFields {
   const RopeFields* rope = nullptr;  // with Positions::rotary
   bool tie_fallback = false;         // an untied head's tie_word_embeddings when config.json has none
   int window_fallback = 0;           // sliding_window when config.json has none (null is none)
+  // The scores' scale as query_pre_attn_scalar^−½ (Gemma), or null for 1/√head_dim.
+  const char* query_scalar = nullptr;
+  double query_scalar_fallback = 0;
+  // Soft caps, cap·tanh(x/cap), on the scores and on the logits (Gemma): attn_logit_softcapping and
+  // final_logit_softcapping, null for none. Without this, the architecture has none.
+  bool softcaps = false;
 };
 
 struct ArchitectureSpec {
@@ -136,6 +159,7 @@ struct ArchitectureSpec {
   Mask mask;
   LmHead lm_head;
   Windows windows = Windows::none;
+  EmbeddingScale embedding_scale = EmbeddingScale::none;
   HeadActivation head_activation = HeadActivation::as_mlp;
   ConfigFields config;
   std::vector<std::string> prefixes;                         // accepted before every body name, e.g. "bert."

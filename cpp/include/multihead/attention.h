@@ -80,6 +80,7 @@ struct AttentionConfig {
   bool causal = false;  // a query sees the keys at its own position and before
   int window = 0;       // with causal: a query at position p sees only keys p − window + 1 … p (0: all)
   double scale = 0;     // the scores' factor: 0 for 1/√d_head (Gemma 3 reads query_pre_attn_scalar^−½)
+  double softcap = 0;   // scores become softcap·tanh(score/softcap) after scaling (Gemma 2's); 0 for none
 
   // The factor the scores are multiplied by.
   double score_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(double(d_head)); }
@@ -117,8 +118,10 @@ AttentionWeights random_attention_weights(const AttentionConfig& config, uint32_
 // Everything one forward pass computed, for drawing and for teaching.
 struct AttentionTrace {
   int n_queries = 0, n_keys = 0, d_model = 0, n_heads = 0, n_kv_heads = 0, d_head = 0;
-  Matrix q;                    // (n_q, h·dh): query head i is columns [i·dh, (i+1)·dh); rotated, if rotated
-  Matrix k, v;                 // (n_k, kv·dh): key/value head g is columns [g·dh, (g+1)·dh); k rotated, if rotated
+  Matrix q;                    // (n_q, h·dh): query head i is columns [i·dh, (i+1)·dh); normalised and rotated, if the layer does
+  Matrix k, v;                 // (n_k, kv·dh): key/value head g is columns [g·dh, (g+1)·dh); k as q
+  Matrix q_unrotated;          // q before the rotation (after any head norm); empty when the layer does not rotate
+  Matrix k_unrotated;          // k likewise
   std::vector<float> scores;   // (h, n_q, n_k): scale·Q_i·K_gᵀ + bias, -infinity where masked
   std::vector<float> weights;  // (h, n_q, n_k): softmax of scores, row = query, column = key
   Matrix concat;               // (n_q, h·dh): head outputs side by side
@@ -130,6 +133,13 @@ struct AttentionTrace {
   auto queries(int head) const { return q.middleCols(Eigen::Index(head) * d_head, d_head); }              // (n_q, dh)
   auto keys(int head) const { return k.middleCols(Eigen::Index(kv_head(head)) * d_head, d_head); }         // (n_k, dh)
   auto values(int head) const { return v.middleCols(Eigen::Index(kv_head(head)) * d_head, d_head); }       // (n_k, dh)
+  // Before the rotation: the same as queries() and keys() when the layer does not rotate.
+  auto queries_before_rotation(int head) const {
+    return (q_unrotated.size() ? q_unrotated : q).middleCols(Eigen::Index(head) * d_head, d_head);  // (n_q, dh)
+  }
+  auto keys_before_rotation(int head) const {
+    return (k_unrotated.size() ? k_unrotated : k).middleCols(Eigen::Index(kv_head(head)) * d_head, d_head);  // (n_k, dh)
+  }
   auto head_output(int head) const { return concat.middleCols(Eigen::Index(head) * d_head, d_head); }    // (n_q, dh)
   ConstMatrixMap head_weights(int head) const { return {weights.data() + size_t(head) * n_queries * n_keys, n_queries, n_keys}; }
   ConstMatrixMap head_scores(int head) const { return {scores.data() + size_t(head) * n_queries * n_keys, n_queries, n_keys}; }
@@ -155,10 +165,11 @@ struct AttentionInput {
 };
 
 // The definition, in plain loops and doubles: for each query head i and its key/value head
-// g = i / (h / kv), weights_i = softmax(Q_i·K_gᵀ·scale + bias_i) over the keys it may see (the
-// config's causal mask and window), and out_i = weights_i·V_g. q (n_q, h·dh), k and v (n_k, kv·dh),
-// bias (h, n_q, n_k) or empty, key_mask (n_k) or empty. It is what a learner reads first and what
-// the tests check the fast path against; it checks nothing and is not used to compute.
+// g = i / (h / kv), weights_i = softmax(cap(Q_i·K_gᵀ·scale) + bias_i) over the keys it may see
+// (the config's causal mask and window; cap is its soft cap, if any), and out_i = weights_i·V_g.
+// q (n_q, h·dh), k and v (n_k, kv·dh), bias (h, n_q, n_k) or empty, key_mask (n_k) or empty. It is
+// what a learner reads first and what the tests check the fast path against; it checks nothing
+// and is not used to compute.
 struct NaiveAttention {
   std::vector<double> weights;  // (h, n_q, n_k)
   std::vector<double> concat;   // (n_q, h·dh)
@@ -207,6 +218,9 @@ class MultiHeadAttention {
 
   // Sets the step after the projection (RotateFn); an empty function removes it.
   void set_rotation(RotateFn rotate) { rotate_ = std::move(rotate); }
+  // Sets RMS norms of each head's queries and keys, applied before the rotation: weights (d_head)
+  // each (Gemma's 1 + w already added). Empty weights remove them. Throws if a size is wrong.
+  void set_head_norms(std::vector<float> q_weight, std::vector<float> k_weight, float eps);
 
   const AttentionConfig& config() const { return config_; }
   int d_head() const { return config_.d_head; }
@@ -232,6 +246,8 @@ class MultiHeadAttention {
   Vector bk_, bv_;         // (kv·dh), or empty
   Vector bo_;              // (d), or empty
   RotateFn rotate_;        // empty: no rotation
+  std::vector<float> q_norm_, k_norm_;  // (dh) each, or empty: no head norms
+  float head_norm_eps_ = 0;
 };
 
 }  // namespace multihead

@@ -35,8 +35,13 @@ struct ModelConfig {
   Activation activation = Activation::gelu_erf;
   int position_offset = 0;  // the first token's row of the position table: RoBERTa's padding_idx + 1
   RopeConfig rope;          // with Positions::rotary: max_position_embeddings is then a limit, not a table
+  RopeConfig sliding_rope;  // sliding layers' own, where the architecture gives them one (Gemma 3)
   bool tie_word_embeddings = false;  // an untied architecture's head is the word embeddings after all
   std::vector<int> windows;          // per layer: the keys a query sees through its sliding window, 0 for all; empty: all 0
+  double attention_scale = 0;        // the scores' factor, 0 for 1/√head_dim (Gemma: query_pre_attn_scalar^−½)
+  double attention_softcap = 0;      // cap·tanh(score/cap) on the scores, 0 for none
+  double logit_softcap = 0;          // the same on the LM head's logits
+  float embedding_scale = 1;         // what the word embeddings are multiplied by (Gemma's √hidden, set as it loads)
 
   // The LM head this model has: the architecture's, tied when an untied one's config says so.
   LmHead lm_head() const {
@@ -48,10 +53,16 @@ struct ModelConfig {
   int max_tokens() const { return std::min(max_position_embeddings - position_offset, kMaxTokens); }
   // The keys a query of layer `layer` sees through its sliding window, or 0 for all of them.
   int window(int layer) const { return size_t(layer) < windows.size() ? windows[size_t(layer)] : 0; }
-  // Layer `layer`'s attention: its shape, mask and window.
+  // Layer `layer`'s attention: its shape, mask, window, scale and soft cap.
   AttentionConfig attention(int layer = 0) const {
     return {.d_model = hidden_size, .n_heads = num_attention_heads, .n_kv_heads = num_key_value_heads, .d_head = head_dim,
-            .causal = architecture->mask == Mask::causal, .window = window(layer)};
+            .causal = architecture->mask == Mask::causal, .window = window(layer), .scale = attention_scale,
+            .softcap = attention_softcap};
+  }
+  // Layer `layer`'s RoPE: the sliding one in a sliding layer of an architecture that has one.
+  const RopeConfig& rope_of(int layer) const {
+    const RopeFields* f = architecture->config.rope;
+    return f && f->sliding_theta && window(layer) > 0 ? sliding_rope : rope;
   }
 };
 

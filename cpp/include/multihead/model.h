@@ -87,7 +87,7 @@ class Model {
 
   // The blocks: a dozen lines of named steps each.
   void post_norm_block(size_t l, Matrix& x, Pass& p) const;
-  void pre_norm_block(size_t l, Matrix& x, Pass& p) const;
+  void pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const;
   // The steps.
   Matrix embed(const std::vector<int32_t>& ids) const;                                         // (n, d)
   void norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
@@ -98,7 +98,7 @@ class Model {
 
   // Step names for messages, from the architecture's tensor names ("attention.output.LayerNorm", "ln_1").
   struct StepNames {
-    std::string embeddings_norm, norm1, norm2, mlp_in, mlp_gate, mlp_out, final_norm;
+    std::string embeddings_norm, norm1, norm2, mlp_in, mlp_gate, mlp_out, final_norm, attn_out_norm, mlp_out_norm;
   };
 
   ModelConfig config_;

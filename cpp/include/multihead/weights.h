@@ -26,6 +26,7 @@ enum class Dim {
   types,      // T: type_vocab_size
   q_width,    // h·dh: every query head's columns
   kv_width,   // kv·dh: every key/value head's columns
+  head,       // dh: one head's width
 };
 
 enum class Weight : uint8_t {
@@ -40,6 +41,8 @@ enum class Weight : uint8_t {
   // norm2 likewise for the MLP.
   norm1_w, norm1_b, norm2_w, norm2_b, mlp_in_w, mlp_in_b, mlp_out_w, mlp_out_b,
   mlp_gate_w,  // a gated MLP's gate: mlp_out(act(x·gate) ⊙ mlp_in(x))
+  q_norm_w, k_norm_w,  // each head's queries and keys normalised before the rotation (Qwen3, Gemma 3)
+  attn_out_norm_w, mlp_out_norm_w,  // a sandwich block's norms of the attention's and the MLP's outputs (Gemma 3)
   count
 };
 constexpr size_t kWeightCount = size_t(Weight::count);
@@ -60,6 +63,9 @@ struct WeightKind {
 
 // The description of `w`.
 const WeightKind& weight_kind(Weight w);
+
+// Whether `w` is a norm's weight (its scale, not its bias): what Gemma's (1 + w) applies to.
+bool is_norm_weight(Weight w);
 
 // The size `d` stands for in `c`.
 size_t dim_size(const ModelConfig& c, Dim d);

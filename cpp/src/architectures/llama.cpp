@@ -48,6 +48,13 @@ std::vector<IntField> llama_ints(int positions) {
   };
 }
 
+std::vector<IntField> with_default(std::vector<IntField> ints, int ModelConfig::*member, int fallback, int if_null) {
+  for (IntField& f : ints) {
+    if (f.member == member) f = {f.name, f.member, fallback, f.older, if_null};
+  }
+  return ints;
+}
+
 const RopeFields* llama_rope() {
   static const RopeFields fields{.theta = "rope_theta", .theta_fallback = 10000.0, .fraction = "partial_rotary_factor"};
   return &fields;

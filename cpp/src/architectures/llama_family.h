@@ -1,4 +1,4 @@
-// What Llama and the decoders modelled on it (Qwen2, Mistral) share: LlamaForCausalLM's module
+// What Llama and the decoders modelled on it (Qwen2, Qwen3, Mistral, Gemma 3) share: LlamaForCausalLM's module
 // names, the config fields every one of them reads, and the file's extras to skip. Defined in
 // llama.cpp; used by each family member's file.
 #pragma once
@@ -17,6 +17,8 @@ std::vector<TensorRule> llama_tensors(bool qkv_bias);
 // LlamaConfig's integer fields: num_key_value_heads defaults to the heads, head_dim to
 // hidden_size / heads, max_position_embeddings to `positions`.
 std::vector<IntField> llama_ints(int positions);
+// `ints` with `member`'s defaults replaced: `fallback` when absent, `if_null` when null.
+std::vector<IntField> with_default(std::vector<IntField> ints, int ModelConfig::*member, int fallback, int if_null);
 // rope_theta (default 10000) and partial_rotary_factor.
 const RopeFields* llama_rope();
 // Buffers older files saved: each layer's rotary_emb.inv_freq (ignored: computed from the config).

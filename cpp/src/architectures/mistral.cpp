@@ -18,13 +18,7 @@ const ArchitectureSpec& mistral() {
       .mask = Mask::causal,
       .lm_head = LmHead::untied,
       .windows = Windows::every_layer,
-      .config = {.ints = [] {
-                   std::vector<IntField> ints = llama_ints(4096 * 32);
-                   for (IntField& f : ints) {
-                     if (f.member == &ModelConfig::num_key_value_heads) f.fallback = 8;  // MistralConfig's default
-                   }
-                   return ints;
-                 }(),
+      .config = {.ints = with_default(llama_ints(4096 * 32), &ModelConfig::num_key_value_heads, 8, kSameAsHeads),  // MistralConfig's
                  .activation = "hidden_act",
                  .activation_fallback = "silu",
                  .eps = "rms_norm_eps",

@@ -12,6 +12,8 @@ const ArchitectureSpec& gpt2();
 const ArchitectureSpec& llama();
 const ArchitectureSpec& mistral();
 const ArchitectureSpec& qwen2();
+const ArchitectureSpec& qwen3();
+const ArchitectureSpec& gemma3();
 
 }  // namespace architectures
 
@@ -24,6 +26,8 @@ const std::vector<const ArchitectureSpec*>& all_architectures() {
       &architectures::llama(),
       &architectures::mistral(),
       &architectures::qwen2(),
+      &architectures::qwen3(),
+      &architectures::gemma3(),
   };
   return all;
 }

@@ -7,6 +7,9 @@ import { loadEngine } from '../../../web/src/index.js';
 import { BUILDS } from '../helpers.js';
 import { safetensorsBytes, tinyConfig, tinyModelFiles, tinyTensors } from '../tiny-model.js';
 
+/** Every model_type the engine runs, in its registry's order (cpp/src/architectures/registry.cpp). */
+const TYPES = 'bert, distilbert, roberta, gpt2, llama, mistral, qwen2, qwen3, gemma3_text';
+
 /** config.json text: the tiny model's, with `fields` (JSON text) added after its own. */
 const configText = (fields) => `${JSON.stringify(tinyConfig()).slice(0, -1)}, ${fields}}`;
 const nested = (depth) => '['.repeat(depth) + ']'.repeat(depth);
@@ -69,7 +72,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
         'config.json: vocab_size (1048576), hidden_size (4096), num_hidden_layers (64), intermediate_size (16384) and max_position_embeddings (512) make 64.02 GiB of float32 weights, above the limit of 2.50 GiB'],
       ['an integer written as a float', '"intermediate_size": 1e20', 'config.json: intermediate_size must be an integer, got 1e+20'],
       ['a number no double can hold', '"vocab_size": 1e400', "config.json: not valid JSON (number overflow parsing '1e400')"],
-      ['a long string', `"model_type": "${'b'.repeat(100000)}"`, `config.json: model_type "${'b'.repeat(79)}… is not supported; supported model types are bert, distilbert, roberta, gpt2`],
+      ['a long string', `"model_type": "${'b'.repeat(100000)}"`, `config.json: model_type "${'b'.repeat(79)}… is not supported; supported model types are ${TYPES}`],
     ])('%s', async (_, fields, message) => {
       const error = await load({ config: configText(fields) }).catch((e) => e);
       expect(error).toBeInstanceOf(Error);
@@ -80,10 +83,10 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     test.each([
       ['{', 'config.json: not valid JSON (parse error at line 1, column 2: syntax error while parsing object key - unexpected end of input; expected string literal)'],
       ['[]', 'config.json: must be a JSON object, got array'],
-      ['{}', 'config.json: model_type is missing; supported model types are bert, distilbert, roberta, gpt2'],
-      ['{"model_type": "t5"}', 'config.json: model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2'],
+      ['{}', `config.json: model_type is missing; supported model types are ${TYPES}`],
+      ['{"model_type": "t5"}', `config.json: model_type "t5" is not supported; supported model types are ${TYPES}`],
       ['{"model_type": "gpt2"}', 'config.json: vocab_size is missing'],
-      ['{"model_type": "bert", "hidden_act": "relu"}', 'config.json: hidden_act must be "gelu" or "gelu_new", got "relu"'],
+      ['{"model_type": "bert", "hidden_act": "relu"}', 'config.json: hidden_act must be one of "gelu", "gelu_new", "gelu_pytorch_tanh", "silu", "swish", got "relu"'],
       ['{"model_type": "bert"}', 'config.json: vocab_size is missing'],
       ['{"model_type": "bert", "vocab_size": "12"}', 'config.json: vocab_size must be an integer, got "12"'],
       ['{"model_type": "bert", "vocab_size": -1}', 'config.json: vocab_size must be from 1 to 1048576, got -1'],

@@ -21,11 +21,16 @@ const LAID_OUT = CASES.flatMap((c) => LAYOUTS.map((layout) => [...c, layout]));
 const ARCHITECTURES = {
   'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
   roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
-  'llama-smol': 'llama', 'llama3-scaled': 'llama', qwen2: 'qwen2', mistral: 'mistral',
+  'llama-smol': 'llama', 'llama3-scaled': 'llama', qwen2: 'qwen2', mistral: 'mistral', qwen3: 'qwen3',
+  gemma3: 'gemma3_text', 'gemma3-v5': 'gemma3_text',
 };
-const CAUSAL = ['gpt2', 'llama', 'qwen2', 'mistral'];
+const CAUSAL = ['gpt2', 'llama', 'qwen2', 'mistral', 'qwen3', 'gemma3_text'];
 /** [numKeyValueHeads, headDim] where they are not numHeads and dModel / numHeads. */
-const SHAPES = { 'llama-smol': [2, 8], 'llama3-scaled': [2, 16], qwen2: [2, 8], mistral: [2, 8] };
+const SHAPES = {
+  'llama-smol': [2, 8], 'llama3-scaled': [2, 16], qwen2: [2, 8], mistral: [2, 8], qwen3: [2, 16], gemma3: [1, 16], 'gemma3-v5': [2, 8],
+};
+/** Each layer's sliding window, where a layer has one. */
+const WINDOWS = { mistral: [5, 5], gemma3: [4, 4, null], 'gemma3-v5': [3, null] };
 
 /** run()'s options for a case's ablation.u8 (0 on, 1 zero, 2 mean), or none. */
 function runOptions(codes, heads) {
@@ -55,9 +60,10 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(model.architecture).toBe(architecture);
     expect(model.causal).toBe(CAUSAL.includes(architecture));
     expect([model.numKeyValueHeads, model.headDim]).toEqual(SHAPES[checkpoint] ?? [model.numHeads, model.dModel / model.numHeads]);
-    expect([0, 1].map((layer) => model.attentionWindow(layer))).toEqual(checkpoint === 'mistral' ? [5, 5] : [null, null]);
+    const layers = Array.from({ length: model.numLayers }, (_, layer) => layer);
+    expect(layers.map((layer) => model.attentionWindow(layer))).toEqual(WINDOWS[checkpoint] ?? layers.map(() => null));
     expect(model.hasLmHead).toBe(checkpoint !== 'bert-plain');
-    expect(model.numLayers).toBe(checkpoint === 'bert-12x12' ? 12 : 2);
+    expect(model.numLayers).toBe({ 'bert-12x12': 12, gemma3: 3 }[checkpoint] ?? 2);
     expect(model.maxTokens).toBe(64); // roberta's 66 positions start at 2
   });
 

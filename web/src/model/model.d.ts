@@ -1,7 +1,7 @@
 import { AttentionTrace, HeadWeights } from '../engine/trace.js';
 
 /** The architectures engine.loadModel() reads, by config.json's model_type. */
-export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'llama' | 'mistral' | 'qwen2';
+export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text';
 
 /** A special token: its id, and its text as tokenizer.json spells it. */
 export interface SpecialToken {
@@ -14,7 +14,7 @@ export class Model {
   private constructor();
   /** config.json's model_type. */
   readonly architecture: Architecture;
-  /** True for the decoders (GPT-2, Llama, Mistral, Qwen2): each token sees only itself and the tokens before it. */
+  /** True for the decoders (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3): each token sees only itself and the tokens before it. */
   readonly causal: boolean;
   /** Whether model.safetensors holds a language-model head, so results can predict tokens. */
   readonly hasLmHead: boolean;
@@ -45,7 +45,8 @@ export class Model {
   /**
    * How many keys a query of `layer` (from 0) sees through its sliding window, the last ones with
    * its own included, or null when the layer attends to every key its mask allows (every layer of
-   * BERT, GPT-2 or Llama; each layer of Mistral with a sliding_window).
+   * BERT, GPT-2 or Llama; each layer of Mistral with a sliding_window; Gemma 3's sliding layers,
+   * five of every six).
    */
   attentionWindow(layer: number): number | null;
   readonly disposed: boolean;
