@@ -88,6 +88,13 @@ export class Model {
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const ids = Int32Array.from(pick(encoded.ids));
+    // An added token may lie past the model's vocabulary (Gemma 3's image tokens, in the tokenizer
+    // its text models share): only a text that produces one is refused, naming it.
+    const outside = ids.findIndex((id) => id >= this.vocabSize);
+    if (outside >= 0) {
+      throw new RangeError(`the text gives the token ${JSON.stringify(pick(encoded.tokens)[outside])} (id ${ids[outside]}), which this model ` +
+        `cannot embed: config.json's vocab_size is ${this.vocabSize} (ids 0 to ${this.vocabSize - 1})`);
+    }
     const weights = [];
     // Each layer's weights are copied while C++ holds that layer's trace: the view is valid only
     // during the call, as the next layer reuses its buffers. A failure is returned, not thrown:

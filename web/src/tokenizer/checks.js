@@ -8,7 +8,10 @@
 // It is given the file in the current layout (layout.js rewrites the older ones), and it
 // checks structure and ids, not behaviour: whether a regex is safe to run is regex.js's
 // question (patterns are collected here and checked once the library has compiled them), and
-// whether ids fit the model is known only once config.json is read (checkVocabularySize). It is
+// whether ids fit the model is known only once config.json is read (checkVocabularySize: the
+// model's vocabulary must fit; an added token past vocab_size is an error only in a text that
+// produces it, as Gemma 3's text models share a tokenizer.json whose image tokens sit at and past
+// their vocab_size, and transformers loads them). It is
 // given JSON.parse output or loading/sources.js's plain, depth-limited copy of an object (which refuses
 // one that contains itself), so nothing it walks can hold itself.
 
@@ -36,7 +39,7 @@ export function checkTokenizerJson(json) {
     if (id > largest.id) Object.assign(largest, { id, where });
   };
   const vocab = checkModel(json.model, note);
-  const byContent = checkAddedTokens(json.added_tokens, vocab, note);
+  const byContent = checkAddedTokens(json.added_tokens, vocab);
   // The id the library gives a token's text: an added token's first, then the model's.
   const idOf = (token) => byContent.get(token) ?? vocab.get(token);
   checkPostProcessor(json.post_processor, idOf);
@@ -187,7 +190,7 @@ function checkMerges(model, vocab) {
  * Added tokens ([CLS], <s>, <|endoftext|>…) are matched in the text before the model runs, and
  * their ids replace the vocabulary's. Returns a Map from each one's text to its id.
  */
-function checkAddedTokens(added, vocab, note) {
+function checkAddedTokens(added, vocab) {
   if (!Array.isArray(added)) fail(`tokenizer.json added_tokens must be an array of tokens, got ${shown(added)}`);
   const byContent = new Map();
   const byId = new Map(); // id → index in added_tokens
@@ -225,7 +228,6 @@ function checkAddedTokens(added, vocab, note) {
     }
     byContent.set(token.content, token.id);
     if (sameId === undefined) byId.set(token.id, i);
-    note(token.id, `${field}.id is ${token.id}`);
   });
   return byContent;
 }
