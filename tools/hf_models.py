@@ -2,8 +2,8 @@
 
 BERT (BertModel + the BertForMaskedLM head), DistilBERT (+ DistilBertForMaskedLM's vocab_* head),
 RoBERTa (BERT blocks, RobertaForMaskedLM's lm_head), GPT-2 (GPT2LMHeadModel), Llama
-(LlamaForCausalLM: RMSNorm, grouped-query attention, RoPE, gated MLP), Qwen2, Mistral, Qwen3 and
-Gemma 3 (Gemma3ForCausalLM), written from the
+(LlamaForCausalLM: RMSNorm, grouped-query attention, RoPE, gated MLP), Qwen2, Mistral, Qwen3,
+Gemma 3 (Gemma3ForCausalLM) and GPT-NeoX (Pythia), written from the
 Hugging Face definitions as plain functions over a state dict, in whatever dtype the weights are
 (float64 for references, float32 to estimate an engine's rounding).
 
@@ -348,6 +348,34 @@ def llama_forward(config, w, ids, ablation):
     return Trace(torch.stack(attentions), torch.stack(inputs), hidden, None if head is None else hidden @ head.T)
 
 
+def gpt_neox_forward(config, w, ids, ablation):
+    """GPTNeoXForCausalLM (Pythia): parallel blocks, x + attention(input_layernorm(x)) +
+    mlp(post_attention_layernorm(x)); query_key_value's output viewed as (n, H, 3·dh), so each head's
+    q, k and v are its three consecutive dh-wide blocks; RoPE on the first rotary_pct of each head
+    (rotary_emb_base); erf GELU; final_layer_norm; embed_out, untied."""
+    H, d = config["num_attention_heads"], config["hidden_size"]
+    dh, eps = d // H, config.get("layer_norm_eps", 1e-5)
+    inv_freq = rope_inv_freq(config.get("rotary_emb_base", 10000.0), int(dh * config.get("rotary_pct", 0.25)),
+                             config.get("rope_scaling"))
+    x = w["embed_in.weight"][torch.tensor(ids)]
+    n = x.shape[0]
+    attentions, inputs = [], []
+    for l in range(config["num_hidden_layers"]):
+        p = f"layers.{l}."
+        a = layer_norm(x, w, p + "input_layernorm", eps)
+        qkv = linear(a, w, p + "attention.query_key_value").reshape(n, H, 3 * dh).transpose(0, 1)  # (H, n, 3·dh)
+        q, k, v = apply_rope(qkv[..., :dh], inv_freq), apply_rope(qkv[..., dh:2 * dh], inv_freq), qkv[..., 2 * dh:]
+        context, probs = grouped_attention(q, k, v, layer_modes(ablation, l, H))
+        m = layer_norm(x, w, p + "post_attention_layernorm", eps)
+        mlp = linear(gelu_erf(linear(m, w, p + "mlp.dense_h_to_4h")), w, p + "mlp.dense_4h_to_h")
+        x = mlp + linear(context, w, p + "attention.dense") + x
+        inputs.append(a)
+        attentions.append(probs)
+    hidden = layer_norm(x, w, "final_layer_norm", eps)
+    head = w.get("embed_out.weight")
+    return Trace(torch.stack(attentions), torch.stack(inputs), hidden, None if head is None else hidden @ head.T)
+
+
 def gemma_rms_norm(x, weight, eps):
     """Gemma3RMSNorm: as LlamaRMSNorm but multiplying by (1 + weight)."""
     return (1.0 + weight) * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
@@ -420,7 +448,7 @@ def gemma3_forward(config, w, ids, ablation, embed_dtype=None):
 
 FORWARDS = {"bert": bert_forward, "distilbert": distilbert_forward, "roberta": roberta_forward,
             "gpt2": gpt2_forward, "llama": llama_forward, "qwen2": llama_forward, "mistral": llama_forward,
-            "qwen3": llama_forward, "gemma3_text": gemma3_forward}
+            "qwen3": llama_forward, "gemma3_text": gemma3_forward, "gpt_neox": gpt_neox_forward}
 
 
 def forward(config, weights, ids, ablation=None, stored_dtype=None):

@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/make_checkpoints.py --size bert-base [--out DIR]
     /usr/bin/python3 tools/make_checkpoints.py --size gpt2 [--out DIR]
 
-Without --size it writes tests/fixtures/checkpoints/<name>/ for the fourteen checkpoints of
+Without --size it writes tests/fixtures/checkpoints/<name>/ for the fifteen checkpoints of
 CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
 `tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS; the
 layout of current `tokenizers` versions), tokenizer.old.json (the same tokenizer in the older
@@ -385,6 +385,20 @@ def norm_shapes(name, d):
 def model_shapes(family, dims, head):
     """hf_models name -> shape of every weight the forward pass reads, in module order."""
     d, f, v = dims.d, dims.ff, dims.vocab
+    if family == "gpt_neox":
+        s = {"embed_in.weight": (v, d)}
+        for l in range(dims.layers):
+            p = f"layers.{l}."
+            s.update(norm_shapes(p + "input_layernorm", d))
+            s.update(linear_shapes(p + "attention.query_key_value", 3 * d, d))  # rows head by head: q | k | v
+            s.update(linear_shapes(p + "attention.dense", d, d))
+            s.update(norm_shapes(p + "post_attention_layernorm", d))
+            s.update(linear_shapes(p + "mlp.dense_h_to_4h", f, d))
+            s.update(linear_shapes(p + "mlp.dense_4h_to_h", d, f))
+        s.update(norm_shapes("final_layer_norm", d))
+        if head:
+            s["embed_out.weight"] = (v, d)
+        return s
     if family in ROTARY:
         q, kv = dims.heads * dims.head_dim, dims.kv_heads * dims.head_dim
         s = {"embed_tokens.weight": (v, d)}
@@ -449,7 +463,7 @@ def random_tensor(key, family, name, shape, d_head):
     in), gammas near 1, so attention is visibly peaked rather than uniform."""
     g = torch.Generator().manual_seed(zlib.crc32(f"{SEED}/{key}/{name}".encode()))
     t = torch.randn(shape, generator=g, dtype=torch.float64)
-    if "word_embeddings" in name or name in ("wte.weight", "embed_tokens.weight"):
+    if "word_embeddings" in name or name in ("wte.weight", "embed_tokens.weight", "embed_in.weight"):
         return 0.7 * t
     if "position_embeddings" in name or "token_type" in name or name == "wpe.weight":
         return 0.3 * t
@@ -469,7 +483,7 @@ def random_tensor(key, family, name, shape, d_head):
     # A smaller attention output keeps each token's own vector dominant in the residual stream;
     # at full scale 12 random layers average every token into the same vector and the deep
     # layers' attention turns uniform.
-    if any(r in name for r in ("attention.output.dense", "out_lin", "attn.c_proj", "o_proj")):
+    if any(r in name for r in ("attention.output.dense", "out_lin", "attn.c_proj", "o_proj", "attention.dense")):
         t = 0.5 * t
     return t
 
@@ -488,9 +502,11 @@ class Layout(NamedTuple):
     masked_bias: bool = False       # older GPT-2 files: h.N.attn.masked_bias, a scalar
     inv_freq: bool = False          # older Llama files: layers.N.self_attn.rotary_emb.inv_freq, F16 here
                                     # and deliberately wrong, as the engine must compute it from the config
+    neox_buffers: bool = False      # Pythia's layers.N.attention.{bias (BOOL causal mask), masked_bias (0-d
+                                    # F32), rotary_emb.inv_freq (F32, wrong as above)}
 
 
-HEAD_PREFIXES = ("cls.", "lm_head.", "vocab_")  # saved without the base-model prefix
+HEAD_PREFIXES = ("cls.", "lm_head.", "vocab_", "embed_out.")  # saved without the base-model prefix
 
 
 def extra_tensors(family, dims, layout):
@@ -508,6 +524,10 @@ def extra_tensors(family, dims, layout):
                                        lambda: torch.ones(p, p).tril().view(1, 1, p, p))
         if layout.masked_bias:
             out[f"h.{l}.attn.masked_bias"] = ((), torch.float32, lambda: torch.tensor(-1e4))
+    for l in range(dims.layers if layout.neox_buffers else 0):
+        out[f"layers.{l}.attention.bias"] = ((1, 1, p, p), torch.bool, lambda: torch.ones(p, p, dtype=torch.bool).tril().view(1, 1, p, p))
+        out[f"layers.{l}.attention.masked_bias"] = ((), torch.float32, lambda: torch.tensor(-1e9))
+        out[f"layers.{l}.attention.rotary_emb.inv_freq"] = ((4,), torch.float32, lambda: torch.full((4,), 0.5))
     for l in range(dims.layers if layout.inv_freq else 0):
         half = dims.head_dim // 2
         out[f"layers.{l}.self_attn.rotary_emb.inv_freq"] = ((half,), torch.float16, lambda: torch.full((half,), 0.5, dtype=torch.float16))
@@ -546,7 +566,8 @@ def checkpoint_tensors(key, family, dims, head, layout, dtype):
 # safetensors: u64 little-endian header length N, N bytes of JSON (space-padded to a multiple
 # of 8), then the tensors' bytes, here sorted by name.
 # ---------------------------------------------------------------------------------------------
-SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.int64: "I64"}
+SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.int64: "I64",
+                      torch.bool: "BOOL"}
 
 
 def tensor_bytes(t):
@@ -597,6 +618,14 @@ def config_json(family, dims, arch, tok, recent, dtype):
              "n_positions": dims.positions, "resid_pdrop": 0.1, "vocab_size": dims.vocab}
         if recent:
             c["n_inner"] = None
+    elif family == "gpt_neox":
+        eot = tok.vocab[GPT2_EOT]
+        c = {"architectures": [arch], "attention_dropout": 0.0, "bos_token_id": eot, "classifier_dropout": 0.1,
+             "eos_token_id": eot, "hidden_act": "gelu", "hidden_dropout": 0.0, "hidden_size": dims.d,
+             "initializer_range": 0.02, "intermediate_size": dims.ff, "layer_norm_eps": 1e-05,
+             "max_position_embeddings": dims.positions, "model_type": "gpt_neox", "num_attention_heads": dims.heads,
+             "num_hidden_layers": dims.layers, "rope_scaling": None, "rotary_emb_base": 10000, "rotary_pct": 0.25,
+             "tie_word_embeddings": False, "use_cache": True, "use_parallel_residual": True, "vocab_size": dims.vocab}
     elif family in ROTARY:
         eot = tok.vocab[GPT2_EOT]
         c = {"architectures": [arch], "attention_dropout": 0.0, "bos_token_id": eot, "eos_token_id": eot,
@@ -698,7 +727,8 @@ REPEATED = ("repeated", "The old man saw the river, and the old man saw the rive
 # head_dim 16 on width 32); a Gemma 3 in v4's layout (layers 0 and 1 slide over 4 keys by
 # sliding_window_pattern 3, layer 2 is full; BF16, so √hidden is rounded to BF16; a
 # query_pre_attn_scalar that is not head_dim) and one in v5's (layer_types, rope_parameters per
-# layer type with linear scaling on the full layer, and both softcaps, which Gemma 2 had).
+# layer type with linear scaling on the full layer, and both softcaps, which Gemma 2 had); a Pythia
+# (GPT-NeoX: interleaved query_key_value, 8 of 32 dimensions rotating, parallel blocks, its buffers).
 CHECKPOINTS += [
     Checkpoint("llama-smol", "llama", "LlamaForCausalLM", 48, 2, 6, 96, 64, "BF16", False,
                Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
@@ -732,6 +762,8 @@ CHECKPOINTS += [
                                            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
                        "attn_logit_softcapping": 3.0, "final_logit_softcapping": 5.0,
                        "torch_dtype": None, "dtype": "float32", "transformers_version": "5.0.0"}),
+    Checkpoint("pythia", "gpt_neox", "GPTNeoXForCausalLM", 64, 2, 2, 128, 64, "F16", True,
+               Layout("gpt_neox.", neox_buffers=True), True, (SENTENCE, REPEATED)),
 ]
 REAL_SIZES = {
     "bert-base": Checkpoint("bert-base", "bert", "BertForPreTraining", 768, 12, 12, 3072, 512, "F32", True,

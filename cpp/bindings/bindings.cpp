@@ -91,6 +91,11 @@ val trace_object(const AttentionTrace& t, Convert convert) {
   out.set("headDim", t.d_head);
   out.set("q", convert(t.q.data(), t.q.size()));
   out.set("k", convert(t.k.data(), t.k.size()));
+  // Before the rotation: the same arrays when the layer does not rotate.
+  const Matrix& q0 = t.q_unrotated.size() ? t.q_unrotated : t.q;
+  const Matrix& k0 = t.k_unrotated.size() ? t.k_unrotated : t.k;
+  out.set("qBeforeRotation", convert(q0.data(), q0.size()));
+  out.set("kBeforeRotation", convert(k0.data(), k0.size()));
   out.set("v", convert(t.v.data(), t.v.size()));
   out.set("scores", convert(t.scores.data(), t.scores.size()));
   out.set("weights", convert(t.weights.data(), t.weights.size()));

@@ -6,8 +6,10 @@ namespace multihead {
 
 std::vector<Weight> filled_weights(const TensorRule& r) {
   switch (r.layout) {
-    case Layout::fused_qkv: return {Weight::wq, Weight::wk, Weight::wv};
-    case Layout::fused_bias: return {Weight::bq, Weight::bk, Weight::bv};
+    case Layout::fused_qkv:
+    case Layout::interleaved_qkv: return {Weight::wq, Weight::wk, Weight::wv};
+    case Layout::fused_bias:
+    case Layout::interleaved_bias: return {Weight::bq, Weight::bk, Weight::bv};
     default: return {r.weight};
   }
 }

@@ -247,6 +247,19 @@ void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
   add(x, p.branch, l, kMlpSum, kMlpCause);
 }
 
+// GPT-NeoX's block: both branches read x, x = x + attention(norm1(x)) + mlp(norm2(x)), added in
+// that order (transformers adds mlp_output + attn_output + residual: the same sum, rounded apart).
+void Model::parallel_block(size_t l, Matrix& x, Pass& p) const {
+  const LayerWeights& w = weights_.layers[l];
+  norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
+  p.run.inputs.push_back(p.normed);
+  attend(l, p.run.inputs.back(), p);
+  norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
+  mlp(w, p.normed, p.branch, layer_name(l));
+  add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  add(x, p.branch, l, kMlpSum, kMlpCause);
+}
+
 void Model::check_ablation(const std::vector<Ablation>& ablation) const {
   const size_t heads = size_t(config_.num_hidden_layers) * size_t(config_.num_attention_heads);
   if (!ablation.empty() && ablation.size() != heads) {
@@ -276,6 +289,7 @@ ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer, 
       case Block::post_norm: post_norm_block(l, x, pass); break;
       case Block::pre_norm: pre_norm_block(l, x, pass, false); break;
       case Block::sandwich: pre_norm_block(l, x, pass, true); break;
+      case Block::parallel: parallel_block(l, x, pass); break;
     }
   }
   if (!weights_.weights[Weight::final_norm_w].empty()) {

@@ -37,6 +37,7 @@ struct ModelLoader::Slot {
   size_t begin = 0, end = 0, width = 0;
   bool bfloat = false, skip = false;
   bool plus_one = false;  // a Gemma norm's weight: 1 is added once it is in (Norm::rms_norm_one_plus)
+  size_t heads = 0, head_dim = 0;  // Layout::interleaved_qkv: its rows are put in q | k | v order before packing
   std::vector<Segment> segments;
   std::vector<Pack> packs;
   size_t values() const { return width ? (end - begin) / width : 0; }
@@ -116,7 +117,9 @@ std::vector<int64_t> expected_shape(const ModelConfig& c, const TensorRule& r) {
     case Layout::linear: return {cols, rows};
     case Layout::conv1d: return {rows, cols};
     case Layout::fused_qkv: return {rows, fused};
-    case Layout::fused_bias: return {fused};
+    case Layout::fused_bias:
+    case Layout::interleaved_bias: return {fused};
+    case Layout::interleaved_qkv: return {fused, rows};
     case Layout::vector: return {cols};
     case Layout::embedding: return {rows, cols};
   }
@@ -139,7 +142,7 @@ std::string full_name(const TensorRule& r, int layer, const std::string& prefix)
 
 // Where a tensor's values go, by its layout (its shape was checked against the rule): `set` is
 // the model's weights or its layer's, already allocated.
-void route(WeightSet& set, const TensorRule& r, std::vector<Segment>& segments, std::vector<Pack>& packs) {
+void route(const ModelConfig& config, WeightSet& set, const TensorRule& r, std::vector<Segment>& segments, std::vector<Pack>& packs) {
   switch (r.layout) {
     case Layout::linear: {  // file (out, in): B(p, j) = W[j][p]
       Buffer& b = set[r.weight];
@@ -162,6 +165,18 @@ void route(WeightSet& set, const TensorRule& r, std::vector<Segment>& segments, 
                   {set[Weight::bk].data.data(), set[Weight::bk].cols},
                   {set[Weight::bv].data.data(), set[Weight::bv].cols}};
       break;
+    case Layout::interleaved_qkv: {  // rows q | k | v once complete_slot has reordered them: B(p, j) = W[j][p]
+      Buffer &q = set[Weight::wq], &k = set[Weight::wk], &v = set[Weight::wv];
+      packs = {{&q, 0, 1, q.rows}, {&k, q.cols * q.rows, 1, k.rows}, {&v, (q.cols + k.cols) * q.rows, 1, v.rows}};
+      break;
+    }
+    case Layout::interleaved_bias: {  // per head: its dh values of b_q, of b_k, of b_v
+      const size_t dh = size_t(dim_size(config, Dim::head)), heads = set[Weight::bq].cols / dh;
+      for (size_t h = 0; h < heads; ++h) {
+        for (Weight w : {Weight::bq, Weight::bk, Weight::bv}) segments.push_back({set[w].data.data() + h * dh, dh});
+      }
+      break;
+    }
     case Layout::vector:
     case Layout::embedding: {
       Buffer& b = set[r.weight];
@@ -371,7 +386,11 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     if (a.match.rule->weight == Weight::word_embeddings && spec.embedding_scale == EmbeddingScale::sqrt_hidden) {
       config_.embedding_scale = embedding_scale(size_t(config_.hidden_size), a.info->dtype);
     }
-    route(a.match.layer < 0 ? *model_weights_ : *layer_weights_[size_t(a.match.layer)], *a.match.rule, slot.segments, slot.packs);
+    route(config_, a.match.layer < 0 ? *model_weights_ : *layer_weights_[size_t(a.match.layer)], *a.match.rule, slot.segments, slot.packs);
+    if (a.match.rule->layout == Layout::interleaved_qkv) {
+      slot.heads = size_t(config_.num_attention_heads);
+      slot.head_dim = size_t(config_.head_dim);
+    }
     if (!slot.packs.empty()) staging = std::max(staging, slot.values());
     slots_.push_back(std::move(slot));
   }
@@ -486,6 +505,15 @@ void ModelLoader::store(const void* values, size_t count) {
 // A tensor is whole: a staged one is packed into its matrices (transposing Linear weights on the
 // way), a Gemma norm's weight becomes 1 + w.
 void ModelLoader::complete_slot() {
+  if (slots_[slot_].heads) {  // GPT-NeoX: rows head by head (q, k, v of head 0, then of head 1, …) into Q | K | V
+    const size_t heads = slots_[slot_].heads, dh = slots_[slot_].head_dim, d = size_t(config_.hidden_size);
+    const std::vector<float> file(staging_.data(), staging_.data() + 3 * heads * dh * d);
+    for (size_t h = 0; h < heads; ++h) {
+      for (size_t t = 0; t < 3; ++t) {
+        std::memcpy(staging_.data() + (t * heads + h) * dh * d, file.data() + (h * 3 + t) * dh * d, dh * d * sizeof(float));
+      }
+    }
+  }
   if (slots_[slot_].plus_one) {
     for (const Segment& segment : slots_[slot_].segments) {
       for (size_t i = 0; i < segment.count; ++i) segment.data[i] += 1.0f;

@@ -81,12 +81,14 @@ RopeConfig read_rope(const json& config, const RopeFields& f, int head_dim, cons
     }
     const bool sliding = layer_type && std::string(layer_type) == "sliding_attention" && f.sliding_theta;
     rope.theta = number(*p, where, "rope_theta", sliding ? f.sliding_theta_fallback : f.theta_fallback);
-    const double fraction = p->contains(f.fraction) ? number(*p, where, f.fraction, 1.0) : number(config, "", f.fraction, 1.0);
-    rope.rotary_dim = rotary_dim(fraction, head_dim, f.fraction);
+    // v5 keeps the share in rope_parameters as partial_rotary_factor; older names stay at the top.
+    const char* name = p->contains("partial_rotary_factor") ? "partial_rotary_factor" : f.fraction;
+    const double fraction = p->contains(name) ? number(*p, where, name, 1.0) : number(config, "", f.fraction, f.fraction_fallback);
+    rope.rotary_dim = rotary_dim(fraction, head_dim, name);
     read_scaling(*p, where, rope);
     return rope;
   }
-  rope.rotary_dim = rotary_dim(number(config, "", f.fraction, 1.0), head_dim, f.fraction);
+  rope.rotary_dim = rotary_dim(number(config, "", f.fraction, f.fraction_fallback), head_dim, f.fraction);
   if (layer_type && std::string(layer_type) == "sliding_attention" && f.sliding_theta) {  // its own base, unscaled
     rope.theta = number(config, "", f.sliding_theta, f.sliding_theta_fallback);
     return rope;

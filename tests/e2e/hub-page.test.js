@@ -245,7 +245,7 @@ test('the Hub\'s errors are plain messages on the page, and the model on screen 
     ['multihead-test/nope', /'multihead-test\/nope'.*404/],
     ['org/gated', /^Could not load org\/gated: the model 'org\/gated' is gated or private \(HTTP 401.*multihead can only load public models/],
     ['multihead-test/bin-only', /no model\.safetensors.*pytorch_model\.bin/],
-    ['multihead-test/t5', /model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, mistral, qwen2, qwen3, gemma3_text/],
+    ['multihead-test/t5', /model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text/],
   ];
   for (const [id, message] of cases) {
     await loadId(page, id);

@@ -22,6 +22,8 @@ struct ModelConfig;
 enum class Block {
   post_norm,  // x = norm1(x + attention(x)); x = norm2(x + mlp(x)): the BERT family
   pre_norm,   // x = x + attention(norm1(x)); x = x + mlp(norm2(x)); a final norm after the last block: GPT-2
+  parallel,   // both branches read the same input: x = x + attention(norm1(x)) + mlp(norm2(x)); a final
+              // norm: GPT-NeoX (Pythia)
   sandwich,   // pre-norm, each branch's output normalised too: x = x + attn_out_norm(attention(norm1(x)));
               // x = x + mlp_out_norm(mlp(norm2(x))); a final norm: Gemma 3
 };
@@ -78,6 +80,9 @@ enum class Layout {
   conv1d,      // GPT-2's Conv1D weight, shape (in, out): as the buffer is
   fused_qkv,   // Conv1D (in, q + 2·kv): W_q | W_k | W_v column blocks, into wq, wk and wv
   fused_bias,  // (q + 2·kv): b_q | b_k | b_v, into bq, bk and bv
+  interleaved_qkv,   // nn.Linear (3·h·dh, d) whose rows go head by head, q | k | v within each (GPT-NeoX's
+                     // query_key_value: row h·3·dh + t·dh + j, t = 0, 1, 2): into wq, wk and wv
+  interleaved_bias,  // (3·h·dh) in the same order: into bq, bk and bv
   vector,      // (n): the buffer as it is
   embedding,   // (rows, d): the table as it is
 };
@@ -117,6 +122,7 @@ struct RopeFields {
   const char* theta;           // the base: "rope_theta" (GPT-NeoX: "rotary_emb_base")
   double theta_fallback;
   const char* fraction;        // the share of head_dim that rotates: "partial_rotary_factor" (GPT-NeoX: "rotary_pct")
+  double fraction_fallback = 1.0;
   // Sliding layers' own base, or null when they share the others' (Gemma 3: "rope_local_base_freq";
   // in v5's layout, rope_parameters' "sliding_attention").
   const char* sliding_theta = nullptr;

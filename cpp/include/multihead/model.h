@@ -88,6 +88,7 @@ class Model {
   // The blocks: a dozen lines of named steps each.
   void post_norm_block(size_t l, Matrix& x, Pass& p) const;
   void pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const;
+  void parallel_block(size_t l, Matrix& x, Pass& p) const;
   // The steps.
   Matrix embed(const std::vector<int32_t>& ids) const;                                         // (n, d)
   void norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,

@@ -9,6 +9,7 @@ const ArchitectureSpec& bert();
 const ArchitectureSpec& distilbert();
 const ArchitectureSpec& roberta();
 const ArchitectureSpec& gpt2();
+const ArchitectureSpec& gpt_neox();
 const ArchitectureSpec& llama();
 const ArchitectureSpec& mistral();
 const ArchitectureSpec& qwen2();
@@ -23,6 +24,7 @@ const std::vector<const ArchitectureSpec*>& all_architectures() {
       &architectures::distilbert(),
       &architectures::roberta(),
       &architectures::gpt2(),
+      &architectures::gpt_neox(),
       &architectures::llama(),
       &architectures::mistral(),
       &architectures::qwen2(),

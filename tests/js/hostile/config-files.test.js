@@ -8,7 +8,7 @@ import { BUILDS } from '../helpers.js';
 import { safetensorsBytes, tinyConfig, tinyModelFiles, tinyTensors } from '../tiny-model.js';
 
 /** Every model_type the engine runs, in its registry's order (cpp/src/architectures/registry.cpp). */
-const TYPES = 'bert, distilbert, roberta, gpt2, llama, mistral, qwen2, qwen3, gemma3_text';
+const TYPES = 'bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text';
 
 /** config.json text: the tiny model's, with `fields` (JSON text) added after its own. */
 const configText = (fields) => `${JSON.stringify(tinyConfig()).slice(0, -1)}, ${fields}}`;

@@ -97,7 +97,7 @@ test.each([
   ['org/gated', "the model 'org/gated' is gated or private (HTTP 401 for config.json at revision 'main'): multihead can only load public models"],
   ['org/bin-only', "the model 'org/bin-only' has no model.safetensors at revision 'main', only pytorch_model.bin: multihead reads safetensors weights"],
   ['org/no-tokenizer', "the model 'org/no-tokenizer' has no tokenizer.json at revision 'main' (it has vocab.txt): multihead needs tokenizer.json"],
-  ['org/t5', 'config.json: model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2, llama, mistral, qwen2, qwen3, gemma3_text'],
+  ['org/t5', 'config.json: model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text'],
   ['org/x/../../etc', '"org/x/../../etc" is not a Hub model id'],
 ])('%s gets a message that says what is wrong', async (id, message) => {
   await expect(load(id)).rejects.toThrow(message);

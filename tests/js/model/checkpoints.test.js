@@ -22,9 +22,9 @@ const ARCHITECTURES = {
   'bert-legacy': 'bert', 'bert-plain': 'bert', 'bert-12x12': 'bert', distilbert: 'distilbert',
   roberta: 'roberta', 'gpt2-legacy': 'gpt2', 'gpt2-new': 'gpt2',
   'llama-smol': 'llama', 'llama3-scaled': 'llama', qwen2: 'qwen2', mistral: 'mistral', qwen3: 'qwen3',
-  gemma3: 'gemma3_text', 'gemma3-v5': 'gemma3_text',
+  gemma3: 'gemma3_text', 'gemma3-v5': 'gemma3_text', pythia: 'gpt_neox',
 };
-const CAUSAL = ['gpt2', 'llama', 'qwen2', 'mistral', 'qwen3', 'gemma3_text'];
+const CAUSAL = ['gpt2', 'gpt_neox', 'llama', 'qwen2', 'mistral', 'qwen3', 'gemma3_text'];
 /** [numKeyValueHeads, headDim] where they are not numHeads and dModel / numHeads. */
 const SHAPES = {
   'llama-smol': [2, 8], 'llama3-scaled': [2, 16], qwen2: [2, 8], mistral: [2, 8], qwen3: [2, 16], gemma3: [1, 16], 'gemma3-v5': [2, 8],
@@ -117,6 +117,30 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       expect(p.probability).toBeCloseTo(Math.exp(expected[ranked[i]] - max) / sum, 4);
       expect(typeof p.token).toBe('string');
     });
+  });
+
+  // RoPE as the trace shows it: each pair (i, i + r/2) of a head's first r dimensions turned by
+  // position · base^(−2i/r), the rest untouched; heads sharing a key/value head see the same keys.
+  test.each([['llama-smol', 10000, 8], ['pythia', 10000, 8], ['bert-legacy', 0, 0]])('%s: trace() gives the queries and keys before and after the rotation (base %d, %d dimensions rotate)', (checkpoint, base, rotary) => {
+    const model = models[checkpoint].current;
+    const r = model.run('The old man saw the river, and the old man saw the river again.');
+    const t = r.trace(1), n = r.ids.length, dh = model.headDim;
+    for (let h = 0; h < model.numHeads; h++) {
+      expect(t.kvHead(h)).toBe(Math.floor(h / (model.numHeads / model.numKeyValueHeads)));
+      expect(t.keys(h)).toEqual(t.keys(t.kvHead(h) * (model.numHeads / model.numKeyValueHeads)));
+      const pairs = [[t.queriesBeforeRotation(h), t.queries(h)], [t.keysBeforeRotation(h), t.keys(h)]];
+      for (const [before, after] of pairs) {
+        for (let p = 0; p < n; p++) {
+          for (let i = 0; i < rotary / 2; i++) {
+            const [a, b] = [before[p * dh + i], before[p * dh + i + rotary / 2]];
+            const angle = p * base ** (-2 * i / rotary);
+            expect(after[p * dh + i]).toBeCloseTo(a * Math.cos(angle) - b * Math.sin(angle), 4);
+            expect(after[p * dh + i + rotary / 2]).toBeCloseTo(b * Math.cos(angle) + a * Math.sin(angle), 4);
+          }
+          for (let j = rotary; j < dh; j++) expect(after[p * dh + j]).toBe(before[p * dh + j]);
+        }
+      }
+    }
   });
 
   test.each(LAID_OUT.filter(([, name]) => name === 'repeated'))('%s predicts after the last position what the PyTorch logits rank first there (%s case, tokenizer layout: %s)', (checkpoint, name, layout) => {

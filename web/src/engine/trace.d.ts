@@ -35,10 +35,17 @@ export class AttentionTrace {
   weights(head: number): HeadWeights;
   /** Scaled scores Q_i·K_gᵀ/√headDim of a head, (nQueries × nKeys); -Infinity where a key is hidden. */
   scores(head: number): HeadWeights;
-  /** Q_i = X·W_q + b_q restricted to the head's columns, (nQueries × headDim). */
+  /**
+   * Q_i = X·W_q + b_q restricted to the head's columns, (nQueries × headDim), as the scores use it:
+   * after any norm of each head's queries (Qwen3, Gemma 3) and the rotation (RoPE), if the layer has them.
+   */
   queries(head: number): Float32Array;
-  /** K_g, the keys of the key/value head the head reads, (nKeys × headDim). */
+  /** K_g, the keys of the key/value head the head reads, (nKeys × headDim), as queries() after norm and rotation. */
   keys(head: number): Float32Array;
+  /** Q_i before the rotation (after any head norm); queries(head) itself in a layer without RoPE. */
+  queriesBeforeRotation(head: number): Float32Array;
+  /** K_g before the rotation (after any head norm); keys(head) itself in a layer without RoPE. */
+  keysBeforeRotation(head: number): Float32Array;
   /** V_g, the values of the key/value head the head reads, (nKeys × headDim). */
   values(head: number): Float32Array;
   /** The head's output weights(head)·values(head), (nQueries × headDim). */

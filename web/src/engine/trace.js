@@ -14,7 +14,7 @@ export function withShape(weights, nQueries, nKeys) {
 }
 
 export class AttentionTrace {
-  #data; // { q, concat: (nQueries, numHeads·headDim); k, v: (nKeys, numKeyValueHeads·headDim); output: (nQueries, dModel); scores, weights: (numHeads, nQueries, nKeys) }, all Float32Array
+  #data; // { q, qBeforeRotation, concat: (nQueries, numHeads·headDim); k, kBeforeRotation, v: (nKeys, numKeyValueHeads·headDim); output: (nQueries, dModel); scores, weights: (numHeads, nQueries, nKeys) }, all Float32Array
   #current; // for a view: () => true while its views still show this pass
 
   /**
@@ -59,6 +59,19 @@ export class AttentionTrace {
   /** K_g, the keys of the key/value head that `head` reads: (nKeys × headDim). */
   keys(head) {
     return this.#columns('k', this.kvHead(head), this.nKeys, this.numKeyValueHeads);
+  }
+
+  /**
+   * Q_i before the rotation (RoPE), after any norm of each head's queries: (nQueries × headDim).
+   * The same as queries(head) in a layer that does not rotate.
+   */
+  queriesBeforeRotation(head) {
+    return this.#columns('qBeforeRotation', this.#head(head), this.nQueries, this.numHeads);
+  }
+
+  /** K_g before the rotation, as queriesBeforeRotation: (nKeys × headDim). */
+  keysBeforeRotation(head) {
+    return this.#columns('kBeforeRotation', this.kvHead(head), this.nKeys, this.numKeyValueHeads);
   }
 
   /** V_g, the values of the key/value head that `head` reads: (nKeys × headDim). */

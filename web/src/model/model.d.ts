@@ -1,7 +1,7 @@
 import { AttentionTrace, HeadWeights } from '../engine/trace.js';
 
 /** The architectures engine.loadModel() reads, by config.json's model_type. */
-export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text';
+export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text';
 
 /** A special token: its id, and its text as tokenizer.json spells it. */
 export interface SpecialToken {
@@ -14,7 +14,7 @@ export class Model {
   private constructor();
   /** config.json's model_type. */
   readonly architecture: Architecture;
-  /** True for the decoders (GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3): each token sees only itself and the tokens before it. */
+  /** True for the decoders (GPT-2, GPT-NeoX, Llama, Mistral, Qwen2, Qwen3, Gemma 3): each token sees only itself and the tokens before it. */
   readonly causal: boolean;
   /** Whether model.safetensors holds a language-model head, so results can predict tokens. */
   readonly hasLmHead: boolean;
