@@ -94,7 +94,7 @@ test('a model above the memory limit is refused before any of its weights is fet
 
 test.each([
   ['multihead-test/nothing', "the Hub has no model 'multihead-test/nothing' (HTTP 404 for config.json at revision 'main'): check the id"],
-  ['org/gated', "the model 'org/gated' is gated or private (HTTP 401 for config.json at revision 'main'): multihead can only load public models"],
+  ['org/gated', "the model 'org/gated' is gated or private (HTTP 401 for config.json at revision 'main'): multihead can only load public models. If you have access, download its config.json, tokenizer.json and model.safetensors and open them as a local folder, or load an ungated copy of the model by its id"],
   ['org/bin-only', "the model 'org/bin-only' has no model.safetensors at revision 'main', only pytorch_model.bin: multihead reads safetensors weights"],
   ['org/no-tokenizer', "the model 'org/no-tokenizer' has no tokenizer.json at revision 'main' (it has vocab.txt): multihead needs tokenizer.json"],
   ['org/t5', 'config.json: model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text'],

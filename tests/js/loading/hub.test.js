@@ -202,9 +202,9 @@ describe('hubFetch', () => {
     ['an unknown revision', 'multihead-test/tiny', 'config.json', 'v9',
       "the model 'multihead-test/tiny' has no revision 'v9' (HTTP 404 for config.json)"],
     ['a gated model (401)', 'org/gated', 'config.json', 'main',
-      "the model 'org/gated' is gated or private (HTTP 401 for config.json at revision 'main'): multihead can only load public models"],
+      "the model 'org/gated' is gated or private (HTTP 401 for config.json at revision 'main'): multihead can only load public models. If you have access, download its config.json, tokenizer.json and model.safetensors and open them as a local folder, or load an ungated copy of the model by its id"],
     ['a private model (403)', 'org/private', 'model.safetensors', 'main',
-      "the model 'org/private' is gated or private (HTTP 403 for model.safetensors at revision 'main'): multihead can only load public models"],
+      "the model 'org/private' is gated or private (HTTP 403 for model.safetensors at revision 'main'): multihead can only load public models. If you have access, download its config.json, tokenizer.json and model.safetensors and open them as a local folder, or load an ungated copy of the model by its id"],
     ['another status', 'org/down', 'config.json', 'main',
       "the Hub answered HTTP 503 Service Unavailable for org/down's config.json at revision 'main'"],
   ])('%s', async (_, id, file, revision, message) => {

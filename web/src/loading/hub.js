@@ -121,7 +121,11 @@ function statusMessage(response, { id, file, revision }) {
       // The Hub answers 401 for a repository that does not exist, not to reveal private ones.
       return `the model '${id}' does not exist or is private (HTTP ${status} for ${what}): check the id; multihead can only load public models`;
     }
-    return `the model '${id}' is gated or private (HTTP ${status} for ${what}): multihead can only load public models`;
+    // A gated model (google/gemma-3-270m) serves its files only to signed-in users who accepted
+    // its terms; multihead sends no credentials, so the way in is the files themselves.
+    return `the model '${id}' is gated or private (HTTP ${status} for ${what}): multihead can only load public models. ` +
+      'If you have access, download its config.json, tokenizer.json and model.safetensors and open them as a local ' +
+      'folder, or load an ungated copy of the model by its id';
   }
   if (status === 404) {
     if (code === 'RepoNotFound') return `the Hub has no model '${id}' (HTTP 404 for ${what}): check the id`;
