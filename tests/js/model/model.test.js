@@ -89,9 +89,35 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(model.run(text, { ablate: [] }).hidden).toEqual(plain.hidden);
   });
 
+  // What a run keeps is bounded: the layers past maxAttentionBytes are recomputed from their inputs
+  // when asked for, giving the very numbers a full run keeps (Qwen2.5-0.5B at 1024 tokens would
+  // otherwise keep 1.3 GiB).
+  test('a run keeps the attention of the layers that fit in maxAttentionBytes and recomputes the others, exactly', async () => {
+    const text = 'The cat sat on the mat.';
+    const full = model.run(text);
+    const layerBytes = 4 * model.numHeads * full.ids.length ** 2;
+    expect(full.keptLayers).toBe(2);
+    const one = model.run(text, { maxAttentionBytes: layerBytes });
+    const none = model.run(text, { maxAttentionBytes: 0 });
+    expect([one.keptLayers, none.keptLayers, model.run(text, { maxAttentionBytes: layerBytes - 1 }).keptLayers]).toEqual([1, 0, 0]);
+    for (let l = 0; l < 2; l++) {
+      for (let h = 0; h < 2; h++) {
+        expect(one.attention(l, h)).toEqual(full.attention(l, h));
+        expect(none.attention(l, h)).toEqual(full.attention(l, h));
+        expect([none.attention(l, h).nQueries, none.attention(l, h).nKeys]).toEqual([9, 9]);
+      }
+    }
+    // Recomputing needs the model: a kept layer outlives it, a recomputed one says why not.
+    const other = await engine.loadModel(tinyModelFiles());
+    const kept = other.run(text, { maxAttentionBytes: layerBytes });
+    other.dispose();
+    expect(kept.attention(0, 1)).toEqual(full.attention(0, 1));
+    expect(() => kept.attention(1, 0)).toThrow('The model that made this result has been disposed: trace() computes from the model');
+  });
+
   test.each([
     [null, TypeError, 'run options must be an object, got null'],
-    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate and ablation'],
+    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation and maxAttentionBytes'],
     [{ ablate: { layer: 0, head: 0 } }, TypeError, 'ablate must be an Array of { layer, head }, got an object (Object)'],
     [{ ablate: [{ layer: 2, head: 0 }] }, RangeError, 'ablate[0].layer must be from 0 to 1, got 2'],
     [{ ablate: [{ layer: 0, head: 0.5 }] }, TypeError, 'ablate[0].head must be an integer, got number 0.5'],
@@ -99,6 +125,8 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     [{ ablate: [{ layer: 0, head: 1 }, { layer: 0, head: 1 }] }, RangeError, 'ablate lists layer 0 head 1 twice'],
     [{ ablate: Array(5).fill({ layer: 0, head: 0 }) }, RangeError, 'ablate lists 5 heads; the model has 4'],
     [{ ablate: [{ layer: 0, head: 0 }], ablation: 'half' }, TypeError, 'ablation must be \'zero\' or \'mean\', got the string "half"'],
+    [{ maxAttentionBytes: -1 }, RangeError, 'maxAttentionBytes must be from 0 to 9007199254740991, got -1'],
+    [{ maxAttentionBytes: '512' }, TypeError, 'maxAttentionBytes must be an integer, got the string "512"'],
   ])('run options %p get a clear error', (options, Type, message) => {
     expect(() => model.run('the cat', options)).toThrow(Type);
     expect(() => model.run('the cat', options)).toThrow(message);

@@ -86,6 +86,13 @@ export interface RunOptions {
    * 'mean': at every position, the head's output averaged over the sentence's positions.
    */
   ablation?: 'zero' | 'mean';
+  /**
+   * The most bytes of attention weights the result keeps (default 512 MiB). Layers are kept from
+   * the first while their weights (numHeads × n² floats each) fit; the others are recomputed from
+   * their inputs when attention(layer, head) asks for them, which needs the model alive. A
+   * 1024-token run of Qwen2.5-0.5B (24 layers of 14 heads) would otherwise keep 1.3 GiB.
+   */
+  maxAttentionBytes?: number;
 }
 
 /** One of result.predictions(): a token, its id, and the head's probability for it. */
@@ -144,8 +151,14 @@ export class ModelResult {
   readonly ablated: readonly HeadId[];
   /** How they were switched off, or null when none was. */
   readonly ablation: 'zero' | 'mean' | null;
-  /** Attention weights of one head in one layer, (nQueries × nKeys, both n here): query rows, key columns. */
+  /**
+   * Attention weights of one head in one layer, (nQueries × nKeys, both n here): query rows, key
+   * columns. A layer past keptLayers is recomputed from its input (the same numbers), which needs
+   * the model alive.
+   */
   attention(layer: number, head: number): HeadWeights;
+  /** How many layers' attention weights the result keeps, from layer 0 (run's maxAttentionBytes). */
+  readonly keptLayers: number;
   /**
    * What one layer's attention reads, (n × dModel) row-major. BERT family: for layer 0 the
    * embeddings after the embedding LayerNorm, for layer l > 0 the output of layer l − 1. GPT-2:

@@ -78,7 +78,7 @@ export class Model {
   run(text, options = {}) {
     const native = this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
-    const { codes, ablated, ablation } = checkRunOptions(options, this.numLayers, this.numHeads);
+    const { codes, ablated, ablation, maxAttentionBytes } = checkRunOptions(options, this.numLayers, this.numHeads);
     if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
     const encoded = this.#tokenizer.encode(text);
     const total = encoded.ids.length;
@@ -96,12 +96,15 @@ export class Model {
         `cannot embed: config.json's vocab_size is ${this.vocabSize} (ids 0 to ${this.vocabSize - 1})`);
     }
     const weights = [];
-    // Each layer's weights are copied while C++ holds that layer's trace: the view is valid only
-    // during the call, as the next layer reuses its buffers. A failure is returned, not thrown:
-    // an exception must not unwind through the C++ frames below this callback.
+    // The layers whose weights fit in maxAttentionBytes are kept, from the first; the others are
+    // recomputed from their inputs (kept for every layer, n × dModel each) when they are asked for.
+    const kept = Math.min(this.numLayers, Math.floor(maxAttentionBytes / (4 * this.numHeads * ids.length ** 2)));
+    // Each kept layer's weights are copied while C++ holds that layer's trace: the view is valid
+    // only during the call, as the next layer reuses its buffers. A failure is returned, not
+    // thrown: an exception must not unwind through the C++ frames below this callback.
     const raw = orThrow(this.#module.runModel(native, ids, (layer, view) => {
       try {
-        weights[layer] = view.slice();
+        weights[layer] = layer < kept ? view.slice() : null;
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
       }
@@ -157,7 +160,7 @@ export class Model {
  * compute from the model, so they need it alive.
  */
 export class ModelResult {
-  #weights; // Float32Array (h, n, n) per layer
+  #weights; // Float32Array (h, n, n) per layer, or null for a layer not kept (run's maxAttentionBytes)
   #inputs; // Float32Array (n, dModel) per layer
   #source; // the model's compute, for the lazy parts
   #last = null; // { layer, trace }: the most recent trace(), so redrawing one layer costs nothing
@@ -192,7 +195,14 @@ export class ModelResult {
   attention(layer, head) {
     const n = this.ids.length;
     const start = checkInteger('head', head, 0, this.numHeads - 1) * n * n;
-    return withShape(this.#weights[this.#layer(layer)].slice(start, start + n * n), n, n);
+    const kept = this.#weights[this.#layer(layer)];
+    if (kept === null) return this.trace(layer).weights(head); // recomputed: the same numbers
+    return withShape(kept.slice(start, start + n * n), n, n);
+  }
+
+  /** How many layers' attention weights the result keeps, from layer 0; the others are recomputed when asked for. */
+  get keptLayers() {
+    return this.#weights.filter((w) => w !== null).length;
   }
 
   /** What one layer's attention reads, (n × dModel). */
@@ -248,6 +258,9 @@ export class ModelResult {
 }
 
 const ABLATION_CODES = { zero: 1, mean: 2 }; // as C++'s Ablation: 0 leaves a head on
+// The most attention weights a result keeps by default: 512 MiB, 128 layers of BERT-base at 512
+// tokens, but 9 of Qwen2.5-0.5B's 24 at 1024 (each 14 × 1024² floats, 56 MiB).
+const MAX_ATTENTION_BYTES = 512 * 2 ** 20;
 
 /**
  * run()'s options, each read once, checked; unknown names are refused. Returns the C++ codes
@@ -255,10 +268,17 @@ const ABLATION_CODES = { zero: 1, mean: 2 }; // as C++'s Ablation: 0 leaves a he
  */
 function checkRunOptions(options, layers, heads) {
   checkObject('run options', options);
-  const { ablate, ablation = 'zero', ...rest } = options;
+  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, ...rest } = options;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate and ablation`);
+  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation and maxAttentionBytes`);
   if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
+  checkInteger('maxAttentionBytes', maxAttentionBytes, 0, Number.MAX_SAFE_INTEGER);
+  const checked = checkAblation(ablate, ablation, layers, heads);
+  return { ...checked, maxAttentionBytes };
+}
+
+/** run()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */
+function checkAblation(ablate, ablation, layers, heads) {
   if (ablate === undefined) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
   if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an Array of { layer, head }, got ${describe(ablate)}`);
   const count = ablate.length;
