@@ -2,14 +2,15 @@
 // answers the Hub's URL layout, redirects to a CDN path, and honours Range: every architecture
 // loads and computes exactly what the same folder computes, with its tokenizer in either layout; the header is read by range requests
 // before the weights; progress and abort; and each failure a user can meet gets its own message.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../../web/src/index.js';
 import { startFakeHub } from '../../hub/fake-hub.js';
 import { checkpointRepo } from '../helpers.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/checkpoints/', import.meta.url));
-const CHECKPOINTS = ['bert-legacy', 'bert-plain', 'distilbert', 'roberta', 'gpt2-legacy', 'gpt2-new', 'bert-12x12'];
+// Every fixture: each architecture, Llama, Qwen, Mistral, Gemma 3 and Pythia among them.
+const CHECKPOINTS = readdirSync(DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
 const SENTENCE = 'The children were walking slowly to the old river.';
 const file = (checkpoint, name) => readFileSync(`${DIR}${checkpoint}/${name}`);
 
@@ -20,6 +21,8 @@ beforeAll(async () => {
     [`multihead-test/${c}-older-tokenizer`, checkpointRepo(`${DIR}${c}/`, 'older')]]));
   Object.assign(repos, {
     'org/gated': { status: 401 },
+    // Pythia publishes its training checkpoints as revisions step0 … step143000.
+    'EleutherAI/pythia-70m': { folder: `${DIR}pythia`, revisions: ['step1000', 'step143000'] },
     'org/bin-only': { files: { 'config.json': file('bert-legacy', 'config.json'), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'pytorch_model.bin': 'x' } },
     'org/no-tokenizer': { files: { 'config.json': file('bert-legacy', 'config.json'), 'vocab.txt': 'x', 'model.safetensors': file('bert-legacy', 'model.safetensors') } },
     'org/t5': { files: { 'config.json': JSON.stringify({ ...config, model_type: 't5' }), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'model.safetensors': file('bert-legacy', 'model.safetensors') } },
@@ -43,6 +46,18 @@ test.each(CHECKPOINTS.flatMap((c) => [c, `${c}-older-tokenizer`]))('multihead-te
   expect(a.hidden).toEqual(b.hidden);
   fromHub.dispose();
   fromFolder.dispose();
+});
+
+test('a Pythia training checkpoint loads by its revision, and every file comes from that revision', async () => {
+  hub.requests.length = 0;
+  const model = await load('EleutherAI/pythia-70m', { revision: 'step1000' });
+  expect(model.architecture).toBe('gpt_neox');
+  expect(model.run(SENTENCE).predictions(3, 1)).toHaveLength(1);
+  model.dispose();
+  const files = hub.requests.filter((r) => r.server === 'hub' && r.path.includes('/resolve/'));
+  expect(files.length).toBeGreaterThanOrEqual(3);
+  for (const r of files) expect(r.path).toContain('/EleutherAI/pythia-70m/resolve/step1000/');
+  await expect(load('EleutherAI/pythia-70m', { revision: 'step999' })).rejects.toThrow("the model 'EleutherAI/pythia-70m' has no revision 'step999'");
 });
 
 test('the safetensors header is read by two range requests, and the whole file only after them', async () => {
