@@ -43,7 +43,17 @@ const gpt2 = await engine.loadModel('gpt2', {
   hubUrl: 'http://127.0.0.1:8080', revision: 'main', signal: controller.signal,
   onProgress: ({ file, loaded, total }) => console.log(file, loaded / total),
 });
-const architecture: 'bert' | 'distilbert' | 'roberta' | 'gpt2' = gpt2.architecture;
+const architecture: 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text' =
+  gpt2.architecture;
+// A grouped-query model with sliding windows and RoPE: its shape, each layer's window, the queries
+// and keys before and after the rotation, and a bound on the attention a run keeps.
+const gemma = await engine.loadModel('unsloth/gemma-3-270m');
+const heads: number[] = [gemma.numHeads, gemma.numKeyValueHeads, gemma.headDim];
+const window: number | null = gemma.attentionWindow(0);
+const long = gemma.run('Once upon a time', { maxAttentionBytes: 64 * 2 ** 20 });
+const kept: number = long.keptLayers;
+const rotated: Float32Array[] = [long.trace(0).queriesBeforeRotation(0), long.trace(0).keysBeforeRotation(3), long.trace(0).queries(0)];
+console.log(heads, window, kept, rotated, long.trace(0).kvHead(3));
 const next = gpt2.run('The cat sat on the');
 const top: { token: string; id: number; probability: number }[] = next.predictions(next.ids.length - 1, 3);
 const scores: Float32Array = next.logits(0);
