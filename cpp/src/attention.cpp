@@ -216,7 +216,8 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, AttentionW
 namespace {
 
 void check_packed(const char* name, const PackedMatrix& m, int rows, int cols) {
-  if (m.rows != size_t(rows) || m.cols != size_t(cols) || m.data.size() != kernels::packed_size(m.rows, m.cols)) {
+  const size_t values = m.is_bf16() ? m.bf16.size() + m.data.size() : m.data.size();  // one of the two, whole
+  if (m.rows != size_t(rows) || m.cols != size_t(cols) || values != kernels::packed_size(m.rows, m.cols)) {
     throw std::invalid_argument(std::string(name) + " is packed as " + str(m.rows) + " × " + str(m.cols) + ", expected " +
                                 std::to_string(rows) + " × " + std::to_string(cols));
   }
@@ -376,9 +377,9 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   t.q.resize(n_q, qw);
   t.k.resize(n_k, kvw);
   t.v.resize(n_k, kvw);
-  parallel_gemm(k.gemm, n_q, qw, d, in.x_q, d, wq_.data.data(), wq_.panel_stride(), bias_of(bq_), t.q.data(), qw);
-  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wk_.data.data(), wk_.panel_stride(), bias_of(bk_), t.k.data(), kvw);
-  parallel_gemm(k.gemm, n_k, kvw, d, in.x_kv, d, wv_.data.data(), wv_.panel_stride(), bias_of(bv_), t.v.data(), kvw);
+  multiply(n_q, in.x_q, d, wq_, bias_of(bq_), t.q.data(), qw);
+  multiply(n_k, in.x_kv, d, wk_, bias_of(bk_), t.k.data(), kvw);
+  multiply(n_k, in.x_kv, d, wv_, bias_of(bv_), t.v.data(), kvw);
   check_heads(t.q, dh, "the queries");
   check_heads(t.k, dh, "the keys", kv_name);
   check_heads(t.v, dh, "the values", kv_name);
@@ -471,7 +472,7 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   }
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n_q, d);
-  parallel_gemm(k.gemm, n_q, d, qw, t.concat.data(), qw, wo_.data.data(), wo_.panel_stride(), bias_of(bo_), t.output.data(), d);
+  multiply(n_q, t.concat.data(), qw, wo_, bias_of(bo_), t.output.data(), d);
   check_fits(t.output.data(), n_q * d, [] { return std::string("attention: the output projection"); }, kCause);
 }
 

@@ -320,12 +320,14 @@ void check_model_config(const ModelConfig& c, const std::string& source) {
     std::snprintf(eps, sizeof eps, "%.9g", double(c.layer_norm_eps));
     throw LimitError(eps_error(source, "layer_norm_eps", eps));
   }
-  const double bytes = model_weight_bytes(c);
+  // The least the weights can take: a BF16 file's matrices and tables stay bfloat16 (2 bytes a
+  // value); what the file's dtypes really make is the loader's check.
+  const double bytes = model_weight_bytes(c) / 2;
   if (bytes > double(kMaxModelBytes)) {
     throw LimitError(source + ": vocab_size (" + str(c.vocab_size) + "), hidden_size (" + str(c.hidden_size) +
                      "), num_hidden_layers (" + str(c.num_hidden_layers) + "), intermediate_size (" + str(c.intermediate_size) +
                      ") and max_position_embeddings (" + str(c.max_position_embeddings) + ") make " + gib_text(bytes) +
-                     " of float32 weights, above the limit of " + gib_text(double(kMaxModelBytes)));
+                     " of weights even as bfloat16, above the limit of " + gib_text(double(kMaxModelBytes)));
   }
 }
 

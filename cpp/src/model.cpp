@@ -86,6 +86,48 @@ void normalize(const kernels::KernelSet& k, bool rms, const Matrix& in, Matrix& 
   check_fits(out.data(), n * d, [&] { return where + ": " + norm; }, "its weight or bias is too large");
 }
 
+// C (m, b.cols) = A·B + bias, B a packed weight of either precision.
+void multiply(size_t m, const float* a, size_t lda, const Buffer& b, const float* bias, float* c, size_t ldc) {
+  const kernels::KernelSet& k = kernels::active_kernels();
+  if (b.is_bf16()) {
+    parallel_gemm(k.gemm_bf16, m, b.cols, b.rows, a, lda, b.halves.data(), b.panel_stride(), bias, c, ldc);
+  } else {
+    parallel_gemm(k.gemm, m, b.cols, b.rows, a, lda, b.data.data(), b.panel_stride(), bias, c, ldc);
+  }
+}
+
+// Row `row` of a plain (rows, d) table of either precision (the word embeddings), as floats.
+void table_row(const Buffer& table, size_t row, float* out) {
+  const size_t d = table.cols;
+  if (table.is_bf16()) {
+    const uint16_t* in = table.halves.data() + row * d;
+    for (size_t c = 0; c < d; ++c) out[c] = kernels::bf16_to_f32(in[c]);
+  } else {
+    std::copy(table.data.data() + row * d, table.data.data() + (row + 1) * d, out);
+  }
+}
+
+// out (V) = E (V, d) · h (d), E of either precision: the LM head's logits. A float table is GEMM's
+// A operand, h packed as a (d, 1) B, so E is read in place by the SIMD kernel; a bfloat16 one is
+// read row by row, widened, in the same order of sums.
+void table_times(const Buffer& table, const float* h, float* out) {
+  const size_t d = table.cols;
+  if (!table.is_bf16()) {
+    std::vector<float> packed(kernels::packed_size(d, 1));
+    kernels::pack_b(d, 1, h, 1, 1, 1.0f, packed.data());
+    parallel_gemm(kernels::active_kernels().gemm, table.rows, 1, d, table.data.data(), d, packed.data(), kernels::panel_stride(d), nullptr, out, 1);
+    return;
+  }
+  parallel_ranges(table.rows, 256, [&](size_t r0, size_t r1) {
+    for (size_t r = r0; r < r1; ++r) {
+      const uint16_t* row = table.halves.data() + r * d;
+      float acc = 0.0f;
+      for (size_t c = 0; c < d; ++c) acc += kernels::bf16_to_f32(row[c]) * h[c];
+      out[r] = acc;
+    }
+  });
+}
+
 // x = act(x) elementwise over `count` values, in the kernel `a` names, spread over the threads.
 // Every range but the last starts and ends on a multiple of 16, so each value meets the same SIMD
 // lanes or scalar tail as in one call over all of them (the two can round differently).
@@ -137,8 +179,9 @@ Matrix Model::embed(const std::vector<int32_t>& ids) const {
   const size_t n = ids.size(), d = size_t(config_.hidden_size);
   const bool types = !w[Weight::token_type_embeddings].empty(), positions = !w[Weight::position_embeddings].empty();
   Matrix x = Matrix(Eigen::Index(n), Eigen::Index(d));  // (n, d)
+  std::vector<float> word(d);
   for (size_t i = 0; i < n; ++i) {
-    const float* word = w.data(Weight::word_embeddings) + size_t(ids[i]) * d;
+    table_row(w[Weight::word_embeddings], size_t(ids[i]), word.data());
     const float* position = positions ? w.data(Weight::position_embeddings) + (size_t(config_.position_offset) + i) * d : nullptr;
     const float* type = types ? w.data(Weight::token_type_embeddings) : nullptr;  // row 0: token type 0
     const float scale = config_.embedding_scale;
@@ -190,12 +233,12 @@ void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std
   const size_t n = size_t(in.rows()), d = size_t(config_.hidden_size), ff = size_t(config_.intermediate_size);
   Matrix hidden(n, ff);  // (n, ff)
   const Buffer& w1 = w[Weight::mlp_in_w];
-  parallel_gemm(k.gemm, n, ff, d, in.data(), d, w1.data.data(), w1.panel_stride(), w.data(Weight::mlp_in_b), hidden.data(), ff);
+  multiply(n, in.data(), d, w1, w.data(Weight::mlp_in_b), hidden.data(), ff);
   check_fits(hidden.data(), n * ff, [&] { return where + ": " + steps_.mlp_in; }, "its input or weights are too large");
   if (config_.architecture->mlp == Mlp::gated) {
     Matrix gate(n, ff);  // (n, ff)
     const Buffer& wg = w[Weight::mlp_gate_w];
-    parallel_gemm(k.gemm, n, ff, d, in.data(), d, wg.data.data(), wg.panel_stride(), nullptr, gate.data(), ff);
+    multiply(n, in.data(), d, wg, nullptr, gate.data(), ff);
     check_fits(gate.data(), n * ff, [&] { return where + ": " + steps_.mlp_gate; }, "its input or weights are too large");
     activate(k, config_.activation, n * ff, gate.data());
     hidden.array() *= gate.array();
@@ -206,7 +249,7 @@ void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std
   }
   out.resize(Eigen::Index(n), Eigen::Index(d));
   const Buffer& w2 = w[Weight::mlp_out_w];
-  parallel_gemm(k.gemm, n, d, ff, hidden.data(), ff, w2.data.data(), w2.panel_stride(), w.data(Weight::mlp_out_b), out.data(), d);
+  multiply(n, hidden.data(), ff, w2, w.data(Weight::mlp_out_b), out.data(), d);
   check_fits(out.data(), n * d, [&] { return where + ": " + steps_.mlp_out; }, "its input or weights are too large");
 }
 
@@ -331,17 +374,15 @@ std::vector<float> Model::logits(const float* hidden_row) const {
   if (config_.lm_head() == LmHead::transformed) {  // dense, activation, norm
     Matrix t(1, Eigen::Index(d));
     const Buffer& dense = w[Weight::head_dense_w];
-    k.gemm(1, d, d, h.data(), d, dense.data.data(), dense.panel_stride(), w.data(Weight::head_dense_b), t.data(), d);
+    multiply(1, h.data(), d, dense, w.data(Weight::head_dense_b), t.data(), d);
     check_fits(t.data(), d, [] { return std::string("the language-model head's dense layer"); }, "its input or weights are too large");
     activate(k, spec.head_activation == HeadActivation::gelu_erf ? Activation::gelu_erf : config_.activation, d, t.data());
     normalize(k, false, t, h, w.data(Weight::head_norm_w), w.data(Weight::head_norm_b), config_.layer_norm_eps, "the language-model head",
               "its LayerNorm");
   }
-  // logits (V) = E (V, d) · h: h packed as a (d, 1) operand, so the embeddings are read in place.
-  std::vector<float> packed(kernels::packed_size(d, 1)), out(V);
-  kernels::pack_b(d, 1, h.data(), 1, 1, 1.0f, packed.data());
-  const float* decoder = w.data(config_.lm_head() == LmHead::untied ? Weight::lm_head : Weight::word_embeddings);  // (V, d)
-  parallel_gemm(k.gemm, V, 1, d, decoder, d, packed.data(), kernels::panel_stride(d), nullptr, out.data(), 1);
+  // logits (V) = E (V, d) · h, the embeddings (or an untied head) read in place.
+  std::vector<float> out(V);
+  table_times(w[config_.lm_head() == LmHead::untied ? Weight::lm_head : Weight::word_embeddings], h.data(), out.data());
   if (const float* bias = w.data(Weight::head_bias)) {
     for (size_t i = 0; i < V; ++i) out[i] += bias[i];
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "json_limits.h"
@@ -16,10 +17,11 @@
 namespace multihead {
 namespace {
 
-// Where a direct tensor's values go, in order.
+// Where a direct tensor's values go, in order: floats, or a BF16 table's halves.
 struct Segment {
   float* data;
   size_t count;
+  uint16_t* halves = nullptr;  // instead of data, for a table kept as bfloat16
 };
 
 // B (k, n) with B(p, j) = staging[offset + p·row_stride + j·col_stride], packed into out.
@@ -37,6 +39,7 @@ struct ModelLoader::Slot {
   size_t begin = 0, end = 0, width = 0;
   bool bfloat = false, skip = false;
   bool plus_one = false;  // a Gemma norm's weight: 1 is added once it is in (Norm::rms_norm_one_plus)
+  bool keep_bf16 = false; // a BF16 matrix or table kept as it is: its 16 bits are copied, not widened
   size_t heads = 0, head_dim = 0;  // Layout::interleaved_qkv: its rows are put in q | k | v order before packing
   std::vector<Segment> segments;
   std::vector<Pack> packs;
@@ -180,21 +183,45 @@ void route(const ModelConfig& config, WeightSet& set, const TensorRule& r, std::
     case Layout::vector:
     case Layout::embedding: {
       Buffer& b = set[r.weight];
-      segments = {{b.data.data(), b.rows * b.cols}};
+      segments = {{b.data.data(), b.rows * b.cols, b.halves.data()}};
       break;
     }
   }
 }
 
+// Whether weight `w` keeps a BF16 file's values as they are (Buffer::halves): the matrices GEMM
+// reads and the embedding tables, which are nearly all of a model's bytes. Vectors (biases, norms)
+// are widened, as the kernels read them as floats.
+bool keeps_bf16(Weight w) {
+  return weight_kind(w).storage == Storage::packed || w == Weight::word_embeddings || w == Weight::lm_head;
+}
+
+// The (weight, layer) buffers a file keeps as bfloat16: those a BF16 tensor fills (layer -1 for
+// the whole model's).
+using HalfBuffers = std::set<std::pair<Weight, int>>;
+
+// Bytes of every buffer of `weights`, as stored: 2 per value of a bfloat16 one, 4 of the others.
+double stored_bytes(const ModelConfig& c, const std::vector<Weight>& weights, const HalfBuffers& halves) {
+  double bytes = 0;
+  for (Weight w : weights) {
+    const WeightKind& k = weight_kind(w);
+    const double values = double(Buffer::floats(dim_size(c, k.rows), dim_size(c, k.cols), k.storage));
+    for (int l = k.scope == Scope::layer ? 0 : -1; l < (k.scope == Scope::layer ? c.num_hidden_layers : 0); ++l) {
+      bytes += values * (halves.count({w, l}) ? 2 : 4);
+    }
+  }
+  return bytes;
+}
+
 // The model's buffers against kMaxModelBytes, and each embedding table against one allocation's
 // limit, before allocating any of them.
-void check_bytes(const ModelConfig& c, bool head, const std::string& label) {
-  const double bytes = 4 * model_floats(c, head, true);
+void check_bytes(const ModelConfig& c, bool head, const HalfBuffers& halves, const std::string& label) {
+  const double bytes = stored_bytes(c, model_weights(c, head), halves);
   if (bytes > double(kMaxModelBytes)) {
-    throw LimitError(label + ": the model's float32 weights take " + gib_text(bytes) + ", above the limit of " +
-                     gib_text(double(kMaxModelBytes)));
+    throw LimitError(label + ": the model's weights take " + gib_text(bytes) + " as stored (float32, or bfloat16 for a BF16 file's), " +
+                     "above the limit of " + gib_text(double(kMaxModelBytes)));
   }
-  const double table = 4.0 * double(c.vocab_size) * double(c.hidden_size);
+  const double table = (halves.count({Weight::word_embeddings, -1}) ? 2.0 : 4.0) * double(c.vocab_size) * double(c.hidden_size);
   if (table > double(kMaxBufferBytes)) {
     throw LimitError(label + ": the word embeddings (vocab_size " + std::to_string(c.vocab_size) + " × hidden_size " +
                      std::to_string(c.hidden_size) + ") take " + gib_text(table) +
@@ -216,6 +243,16 @@ float embedding_scale(size_t hidden, const std::string& dtype) {
   if (dtype == "BF16") return float(Eigen::bfloat16(scale));
   if (dtype == "F16") return float(Eigen::half(scale));
   return scale;
+}
+
+// Puts a GPT-NeoX query_key_value's row blocks, head by head (q, k, v of head 0, then of head 1, …)
+// with `block` values each, in Q | K | V order, in place.
+template <class T>
+void deinterleave(T* values, size_t heads, size_t block) {
+  const std::vector<T> file(values, values + 3 * heads * block);
+  for (size_t h = 0; h < heads; ++h) {
+    for (size_t t = 0; t < 3; ++t) std::memcpy(values + (t * heads + h) * block, file.data() + (h * 3 + t) * block, block * sizeof(T));
+  }
 }
 
 // Whether `name` is the alternate of a duplicate pair whose primary the file also has.
@@ -292,23 +329,27 @@ void ModelLoader::fail(const std::string& message) {
 // Every buffer of the weight table that the architecture has (with `head`, the LM head's too),
 // allocated now, so an out-of-memory error comes before any data. The big ones are left
 // uninitialized: every value is written before finish() hands out the model.
-void ModelLoader::allocate(bool head) {
+void ModelLoader::allocate(bool head, const HalfBuffers& halves) {
   model_weights_ = std::make_unique<WeightSet>();
   for (int l = 0; l < config_.num_hidden_layers; ++l) layer_weights_.push_back(std::make_unique<WeightSet>());
   for (Weight w : model_weights(config_, head)) {
     const WeightKind& k = weight_kind(w);
     const size_t rows = dim_size(config_, k.rows), cols = dim_size(config_, k.cols);
-    const auto make = [&](WeightSet& set) {
+    const auto make = [&](WeightSet& set, int layer) {
       Buffer& b = set[w];
       b.rows = rows;
       b.cols = cols;
       b.storage = k.storage;
-      b.data.resize(Buffer::floats(rows, cols, k.storage));
+      if (halves.count({w, layer})) {
+        b.halves.resize(Buffer::floats(rows, cols, k.storage));
+      } else {
+        b.data.resize(Buffer::floats(rows, cols, k.storage));
+      }
     };
     if (k.scope == Scope::model) {
-      make(*model_weights_);
+      make(*model_weights_, -1);
     } else {
-      for (auto& set : layer_weights_) make(*set);
+      for (size_t l = 0; l < layer_weights_.size(); ++l) make(*layer_weights_[l], int(l));
     }
   }
 }
@@ -361,9 +402,16 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     }
   }
   has_lm_head_ = head;
-  check_bytes(config_, head, label_);
-  allocate(head);
-  weight_bytes_ = size_t(4 * model_floats(config_, head, true));
+  HalfBuffers halves;
+  for (const Assigned& a : assigned) {
+    if (a.info->dtype != "BF16") continue;
+    for (Weight w : filled_weights(*a.match.rule)) {
+      if (keeps_bf16(w)) halves.insert({w, a.match.layer});
+    }
+  }
+  check_bytes(config_, head, halves, label_);
+  allocate(head, halves);
+  weight_bytes_ = size_t(stored_bytes(config_, model_weights(config_, head), halves));
   // An optional tensor the file lacks leaves its buffer zero.
   for (const TensorRule& r : spec.tensors) {
     if (!r.optional) continue;
@@ -374,7 +422,7 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
       for (Weight w : filled_weights(r)) std::fill(set[w].data.begin(), set[w].data.end(), 0.0f);
     }
   }
-  size_t staging = 0;
+  size_t staging = 0, staging_halves = 0;
   for (const Assigned& a : assigned) {
     Slot slot;
     slot.name = *a.name;
@@ -382,6 +430,7 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     slot.end = a.info->end;
     slot.width = dtype_bytes(a.info->dtype);
     slot.bfloat = a.info->dtype == "BF16";
+    slot.keep_bf16 = halves.count({filled_weights(*a.match.rule)[0], a.match.layer}) > 0;
     slot.plus_one = spec.norm == Norm::rms_norm_one_plus && is_norm_weight(a.match.rule->weight);
     if (a.match.rule->weight == Weight::word_embeddings && spec.embedding_scale == EmbeddingScale::sqrt_hidden) {
       config_.embedding_scale = embedding_scale(size_t(config_.hidden_size), a.info->dtype);
@@ -391,10 +440,11 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
       slot.heads = size_t(config_.num_attention_heads);
       slot.head_dim = size_t(config_.head_dim);
     }
-    if (!slot.packs.empty()) staging = std::max(staging, slot.values());
+    if (!slot.packs.empty()) (slot.keep_bf16 ? staging_halves : staging) = std::max(slot.keep_bf16 ? staging_halves : staging, slot.values());
     slots_.push_back(std::move(slot));
   }
   staging_.resize(staging);
+  staging_halves_.resize(staging_halves);
   std::sort(slots_.begin(), slots_.end(), [](const Slot& a, const Slot& b) { return std::make_pair(a.begin, a.end) < std::make_pair(b.begin, b.end); });
 }
 
@@ -409,6 +459,7 @@ void ModelLoader::enter_slot() {
   segment_ = 0;
   if (slot_ < slots_.size() && !slots_[slot_].segments.empty()) {
     cursor_ = slots_[slot_].segments[0].data;
+    cursor_halves_ = slots_[slot_].segments[0].halves;
     segment_left_ = slots_[slot_].segments[0].count;
   }
 }
@@ -473,8 +524,17 @@ void ModelLoader::store(const void* values, size_t count) {
   const uint8_t* in = static_cast<const uint8_t*>(values);
   while (count > 0) {
     const bool staged = !s.packs.empty();
-    float* out = staged ? staging_.data() + value_ : cursor_;
     const size_t run = staged ? count : std::min(count, segment_left_);
+    if (s.keep_bf16) {  // the bits as they are; a bfloat16 is not finite when its exponent is all ones
+      uint16_t* out = staged ? staging_halves_.data() + value_ : cursor_halves_;
+      std::memcpy(out, in, run * 2);
+      for (size_t j = 0; j < run; ++j) {
+        if ((out[j] & 0x7F80) == 0x7F80) fail("tensor '" + shortened(s.name) + "' value " + std::to_string(value_ + j) + " is not finite");
+      }
+      advance(in, count, run, staged);
+      continue;
+    }
+    float* out = staged ? staging_.data() + value_ : cursor_;
     // Spread over the threads: the first write to fresh WASM memory faults its pages in, which
     // costs more than the copy itself (about 3 ms per MB on the 2-core test machine).
     parallel_ranges(run, kValuesPerThread, [&](size_t begin, size_t end) {
@@ -489,29 +549,37 @@ void ModelLoader::store(const void* values, size_t count) {
       while (std::isfinite(out[bad])) ++bad;
       fail("tensor '" + shortened(s.name) + "' value " + std::to_string(value_ + bad) + " is not finite");
     }
-    in += run * s.width;
-    count -= run;
-    value_ += run;
-    if (staged) continue;
-    cursor_ += run;
-    segment_left_ -= run;
-    if (segment_left_ == 0 && ++segment_ < s.segments.size()) {
-      cursor_ = s.segments[segment_].data;
-      segment_left_ = s.segments[segment_].count;
-    }
+    advance(in, count, run, staged);
+  }
+}
+
+// Moves past `run` values just stored: in the file, and in the staging buffer or the segments.
+void ModelLoader::advance(const uint8_t*& in, size_t& count, size_t run, bool staged) {
+  const Slot& s = slots_[slot_];
+  in += run * s.width;
+  count -= run;
+  value_ += run;
+  if (staged) return;
+  if (cursor_) cursor_ += run;
+  if (cursor_halves_) cursor_halves_ += run;
+  segment_left_ -= run;
+  if (segment_left_ == 0 && ++segment_ < s.segments.size()) {
+    cursor_ = s.segments[segment_].data;
+    cursor_halves_ = s.segments[segment_].halves;
+    segment_left_ = s.segments[segment_].count;
   }
 }
 
 // A tensor is whole: a staged one is packed into its matrices (transposing Linear weights on the
 // way), a Gemma norm's weight becomes 1 + w.
 void ModelLoader::complete_slot() {
-  if (slots_[slot_].heads) {  // GPT-NeoX: rows head by head (q, k, v of head 0, then of head 1, …) into Q | K | V
-    const size_t heads = slots_[slot_].heads, dh = slots_[slot_].head_dim, d = size_t(config_.hidden_size);
-    const std::vector<float> file(staging_.data(), staging_.data() + 3 * heads * dh * d);
-    for (size_t h = 0; h < heads; ++h) {
-      for (size_t t = 0; t < 3; ++t) {
-        std::memcpy(staging_.data() + (t * heads + h) * dh * d, file.data() + (h * 3 + t) * dh * d, dh * d * sizeof(float));
-      }
+  const Slot& s = slots_[slot_];
+  if (s.heads) {  // GPT-NeoX: rows head by head (q, k, v of head 0, then of head 1, …) into Q | K | V
+    const size_t rows = s.head_dim * size_t(config_.hidden_size);  // one head's q, k or v
+    if (s.keep_bf16) {
+      deinterleave(staging_halves_.data(), s.heads, rows);
+    } else {
+      deinterleave(staging_.data(), s.heads, rows);
     }
   }
   if (slots_[slot_].plus_one) {
@@ -523,6 +591,11 @@ void ModelLoader::complete_slot() {
     // Panel by panel, spread over the threads: each panel is packed from its own columns.
     const size_t k = p.out->rows;
     parallel_panels(p.out->cols, 4, [&](size_t j0, size_t j1, size_t panel) {
+      if (s.keep_bf16) {
+        kernels::pack_b_bf16(k, j1 - j0, staging_halves_.data() + p.offset + j0 * p.col_stride, p.row_stride, p.col_stride,
+                             p.out->halves.data() + panel * p.out->panel_stride());
+        return;
+      }
       kernels::pack_b(k, j1 - j0, staging_.data() + p.offset + j0 * p.col_stride, p.row_stride, p.col_stride, 1.0f,
                       p.out->data.data() + panel * p.out->panel_stride());
     });
@@ -537,6 +610,7 @@ Model ModelLoader::finish() {
   }
   closed_ = true;
   UninitializedFloats().swap(staging_);
+  UninitializedHalves().swap(staging_halves_);
   ModelWeights weights;
   weights.weights = std::move(*model_weights_);
   weights.has_lm_head = has_lm_head_;
@@ -549,6 +623,7 @@ Model ModelLoader::finish() {
       m.rows = b.rows;
       m.cols = b.cols;
       m.data = std::move(b.data);
+      m.bf16 = std::move(b.halves);
       return m;
     };
     const auto vector = [&](Weight w) {

@@ -151,8 +151,12 @@ void parallel_panels(size_t n, size_t grain, const std::function<void(size_t, si
   });
 }
 
-void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
-                   size_t panel_stride, const float* bias, float* c, size_t ldc) {
+namespace {
+
+// parallel_gemm for B's values of type T (float, or bfloat16 bits), the kernel taking them.
+template <class T, class Gemm>
+void split_gemm(Gemm gemm, size_t m, size_t n, size_t k, const float* a, size_t lda, const T* b_packed, size_t panel_stride,
+                const float* bias, float* c, size_t ldc) {
   const size_t panels = (n + kernels::kPanelWidth - 1) / kernels::kPanelWidth;
   const size_t threads = size_t(thread_count());
   if (threads == 1 || m * n * k < kParallelWork) {
@@ -167,6 +171,27 @@ void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const flo
       const size_t i0 = 2 * r0, i1 = std::min(m, 2 * r1);
       gemm(i1 - i0, n, k, a + i0 * lda, lda, b_packed, panel_stride, bias, c + i0 * ldc, ldc);
     });
+  }
+}
+
+}  // namespace
+
+void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
+                   size_t panel_stride, const float* bias, float* c, size_t ldc) {
+  split_gemm(gemm, m, n, k, a, lda, b_packed, panel_stride, bias, c, ldc);
+}
+
+void parallel_gemm(kernels::Bf16GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
+                   size_t panel_stride, const float* bias, float* c, size_t ldc) {
+  split_gemm(gemm, m, n, k, a, lda, b_packed, panel_stride, bias, c, ldc);
+}
+
+void multiply(size_t m, const float* a, size_t lda, const PackedMatrix& b, const float* bias, float* c, size_t ldc) {
+  const kernels::KernelSet& k = kernels::active_kernels();
+  if (b.is_bf16()) {
+    parallel_gemm(k.gemm_bf16, m, b.cols, b.rows, a, lda, b.bf16.data(), b.panel_stride(), bias, c, ldc);
+  } else {
+    parallel_gemm(k.gemm, m, b.cols, b.rows, a, lda, b.data.data(), b.panel_stride(), bias, c, ldc);
   }
 }
 

@@ -106,7 +106,7 @@ TEST(ConfigErrors, AModelTooLargeForTheHeapIsRefusedBeforeAllocatingNamingItsFie
     parse_model_config(bert_config_json({1048576, 4096, 64, 16384, 512, 2}, 64));
   });
   EXPECT_EQ(message, "config.json: vocab_size (1048576), hidden_size (4096), num_hidden_layers (64), intermediate_size (16384) and "
-                     "max_position_embeddings (512) make 64.02 GiB of float32 weights, above the limit of 2.50 GiB");
+                     "max_position_embeddings (512) make 32.01 GiB of weights even as bfloat16, above the limit of 2.50 GiB");
   // bert-base's size passes.
   EXPECT_NO_THROW(parse_model_config(bert_config_json({30522, 768, 12, 3072, 512, 2}, 12)));
 }

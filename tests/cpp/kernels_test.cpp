@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "multihead/kernels.h"
@@ -69,6 +70,63 @@ TEST_P(KernelTest, GemmMatchesFloat64AcrossTileTails) {
           for (size_t j = n; j < c.stride; ++j) ASSERT_EQ(c.at(i, j), before[i * c.stride + j]) << "padding written";
         }
       }
+    }
+  }
+}
+
+// B's values rounded to bfloat16, as their bits (the upper half of each float32) and as the floats
+// they stand for.
+struct Bf16Operand {
+  std::vector<uint16_t> bits;  // (k, n) row-major
+  Strided widened;             // the same values as floats
+  Bf16Operand(size_t k, size_t n, uint32_t seed) : widened(k, n, seed) {
+    for (size_t p = 0; p < k; ++p) {
+      for (size_t j = 0; j < n; ++j) {
+        uint32_t u;
+        std::memcpy(&u, &widened.at(p, j), sizeof u);
+        bits.push_back(uint16_t(u >> 16));  // truncated: any bfloat16 will do
+        widened.at(p, j) = kernels::bf16_to_f32(bits.back());
+      }
+    }
+  }
+};
+
+// The F32 GEMM a set's bfloat16 GEMM accumulates as: its own, or the scalar one where the set
+// borrows the scalar bfloat16 kernel (the Eigen baseline has none of its own).
+kernels::GemmFn f32_twin(const KernelSet& set) {
+  return set.gemm_bf16 == kernels::scalar_kernels().gemm_bf16 ? kernels::scalar_kernels().gemm : set.gemm;
+}
+
+TEST_P(KernelTest, Bf16WeightGemmIsTheF32GemmOfTheWidenedWeightsToTheLastBit) {
+  // bfloat16 weights stay bfloat16 in memory; the kernel widens them as it reads, so its result must
+  // be exactly the F32 kernel's on the widened operand, across every tile tail.
+  for (size_t m = 1; m <= 7; ++m) {
+    for (size_t n = 1; n <= 35; ++n) {
+      for (size_t depth : {1, 3, 9, 17, 33}) {
+        const Strided a(m, depth, 60);
+        const Bf16Operand b(depth, n, 61);
+        const std::vector<float> bias = random_values(n, 62);
+        std::vector<uint16_t> bp(kernels::packed_size(depth, n));
+        kernels::pack_b_bf16(depth, n, b.bits.data(), n, 1, bp.data());
+        std::vector<float> c1(m * n), c2(m * n);
+        k().gemm_bf16(m, n, depth, a.data.data(), a.stride, bp.data(), kernels::panel_stride(depth), bias.data(), c1.data(), n);
+        f32_twin(k())(m, n, depth, a.data.data(), a.stride, packed(b.widened).data(), kernels::panel_stride(depth), bias.data(), c2.data(), n);
+        ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n << " k=" << depth;
+      }
+    }
+  }
+  // A transposed operand (nn.Linear's (out, in)) packs from its strides as pack_b's does.
+  const Bf16Operand w(7, 5, 63);  // (out = 7, in = 5): B = wᵀ (5, 7)
+  std::vector<uint16_t> bp(kernels::packed_size(5, 7));
+  kernels::pack_b_bf16(5, 7, w.bits.data(), 1, 5, bp.data());
+  const Strided a(3, 5, 64);
+  std::vector<float> c(3 * 7);
+  k().gemm_bf16(3, 7, 5, a.data.data(), a.stride, bp.data(), kernels::panel_stride(5), nullptr, c.data(), 7);
+  for (size_t i = 0; i < 3; ++i) {
+    for (size_t j = 0; j < 7; ++j) {
+      double want = 0;
+      for (size_t p = 0; p < 5; ++p) want += double(a.at(i, p)) * w.widened.data[j * w.widened.stride + p];
+      ASSERT_NEAR(c[i * 7 + j], want, 1e-5) << i << ", " << j;
     }
   }
 }
@@ -281,6 +339,22 @@ TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
       std::vector<float> c1(m * n), c2(m * n);
       simd.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c1.data(), n);
       scalar.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c2.data(), n);
+      ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
+    }
+  }
+}
+
+TEST_F(SimdTwinTest, Bf16WeightGemmIsBitIdenticalToScalar) {
+  for (size_t m : {1, 2, 3, 5, 8, 11}) {
+    for (size_t n = 1; n <= 35; ++n) {
+      const Strided a(m, 33, 43);
+      const Bf16Operand b(33, n, 44);
+      const std::vector<float> bias = random_values(n, 45);
+      std::vector<uint16_t> bp(kernels::packed_size(33, n));
+      kernels::pack_b_bf16(33, n, b.bits.data(), n, 1, bp.data());
+      std::vector<float> c1(m * n), c2(m * n);
+      simd.gemm_bf16(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c1.data(), n);
+      scalar.gemm_bf16(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c2.data(), n);
       ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
     }
   }

@@ -148,6 +148,10 @@ TEST(ModelErrors, ANonFiniteValueIsNamedWithItsTensorAndIndexWhileStreaming) {
     t["embeddings.LayerNorm.bias"].values[3] = INFINITY;  // written directly
     EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(t, "", dtype))); }),
               "model.safetensors: tensor 'embeddings.LayerNorm.bias' value 3 is not finite") << dtype;
+    t = bert_tensors(kSize);
+    t["embeddings.word_embeddings.weight"].values[5] = -INFINITY;  // a table: kept as it is when BF16
+    EXPECT_EQ(message_of<std::invalid_argument>([&] { Model(kConfig, SafetensorsFile(safetensors_bytes(t, "", dtype))); }),
+              "model.safetensors: tensor 'embeddings.word_embeddings.weight' value 5 is not finite") << dtype;
   }
 }
 
@@ -208,6 +212,18 @@ TEST(ModelLoading, AllocatesTheWholeModelAndOneStagingTensorBeforeAnyData) {
   EXPECT_EQ(loader.weight_bytes(), 4 * ((50 + 12 + 2) * d + 2 * d + 2 * layer));
   EXPECT_EQ(loader.staging_bytes(), 4 * d * ff);  // the largest Linear weight, one at a time
   EXPECT_NEAR(double(loader.weight_bytes()), model_weight_bytes(kConfig), 0.25 * model_weight_bytes(kConfig));
+}
+
+TEST(ModelLoading, ABf16FileKeepsItsMatricesAndTablesAsBfloat16AndWidensTheRest) {
+  // The same model from a BF16 file: its packed matrices, word embeddings (a table) at 2 bytes a
+  // value; the position and token-type tables, biases and norms, as floats. Staging holds halves.
+  const std::vector<uint8_t> bytes = safetensors_bytes(bert_tensors(kSize), "", "BF16");
+  const ModelLoader loader(kConfig, SafetensorsHeader(bytes.data(), bytes.size()));
+  const size_t d = 16, ff = 24;
+  const size_t matrices = 4 * kernels::packed_size(d, d) + kernels::packed_size(d, ff) + kernels::packed_size(ff, d);
+  const size_t vectors = 4 * d + 4 * d + ff + d;
+  EXPECT_EQ(loader.weight_bytes(), 2 * 50 * d + 4 * ((12 + 2) * d + 2 * d) + 2 * (2 * matrices + 4 * vectors));
+  EXPECT_EQ(loader.staging_bytes(), 2 * d * ff);
 }
 
 }  // namespace

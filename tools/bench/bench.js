@@ -6,7 +6,9 @@
 // heap during the largest forward pass, and the default model end to end. Prints a table and
 // writes build/bench/results.json. Timings are only comparable within one run. Then the whole
 // models (whole-model.js): BERT-base and GPT-2 against onnxruntime-web, at one thread and at all.
-// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… model` only the whole models.
+// Then BF16 weights against F32 on a SmolLM2-135M-shaped model (bf16.js).
+// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… model` only the whole models,
+// `… bf16` only the BF16 comparison.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Engine, loadEngine } from '../../web/src/index.js';
 import { measureSimdPeak } from './peak.js';
 import { createOrtAttention, createTfjsAttention } from './peers.js';
+import { benchBf16, reportBf16 } from './bf16.js';
 import { benchWholeModel, reportWholeModel } from './whole-model.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -243,9 +246,10 @@ async function singleLayer(names) {
 
 async function main() {
   const names = process.argv.slice(2);
-  const unknown = names.filter((n) => n !== 'model' && !SHAPES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')} or model`);
-  const shapeNames = names.filter((n) => n !== 'model');
+  const parts = ['model', 'bf16'];
+  const unknown = names.filter((n) => !parts.includes(n) && !SHAPES.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, model or bf16`);
+  const shapeNames = names.filter((n) => !parts.includes(n));
   const host = machine();
   const results = { date: new Date().toISOString(), host };
   if (names.length === 0 || shapeNames.length > 0) {
@@ -260,6 +264,10 @@ async function main() {
     for (const t of results.wholeModel.targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
     if (results.shapes) console.log('');
     console.log(lines.join('\n'));
+  }
+  if (names.length === 0 || names.includes('bf16')) {
+    results.bf16 = await benchBf16();
+    console.log(`\n${reportBf16(results.bf16)}`);
   }
   mkdirSync(`${ROOT}build/bench`, { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);

@@ -4,7 +4,7 @@
 //
 // Every error names the field and its value as the file wrote it, prefixed by "config.json: ".
 // The limits are checked before anything is allocated: a config that passes describes a model
-// whose float32 weights fit in kMaxModelBytes. Options the forward pass does not implement (GPT-2's
+// whose weights could fit in kMaxModelBytes. Options the forward pass does not implement (GPT-2's
 // scale_attn_by_inverse_layer_idx, a relative position_embedding_type, another activation) are
 // refused by name, never ignored. This file does not look at the weights (ModelLoader does).
 #pragma once
@@ -73,12 +73,14 @@ constexpr int kMaxIntermediate = 4 * kMaxDModel;
 constexpr int kMaxTypeVocabulary = 16;
 // max_position_embeddings of an architecture without a position table (rotary): a bound, not rows.
 constexpr int kMaxRotaryPositions = 1 << 24;
-// Float32 weights of the whole model. The WASM heap can grow to 4 GiB (-sMAXIMUM_MEMORY=4GB); of
+// The model's weights as stored (float32, or bfloat16 for a BF16 checkpoint's matrices and
+// embedding tables): config.json is refused when even bfloat16 would pass it, the file when its
+// dtypes do. The WASM heap can grow to 4 GiB (-sMAXIMUM_MEMORY=4GB); of
 // that, a forward pass may take kMaxForwardBytes (1 GiB) and loading needs, besides the weights,
 // one staged tensor (at most kMaxDModel × kMaxIntermediate floats, 256 MiB) and the download's
 // chunk; the remaining 256 MiB cover the runtime, the run's activations and fragmentation:
 // 4 − 1 − 0.25 − 0.25 = 2.5 GiB. gpt2-medium (355M parameters, 1.42 GB) and bert-large (1.34 GB)
-// fit; gpt2-large (774M, 3.1 GB) does not.
+// fit as float32; gpt2-large (774M, 3.1 GB) does not, but TinyLlama's BF16 file (1.1B, 2.2 GB) does.
 constexpr size_t kMaxModelBytes = size_t{5} << 29;
 
 // `bytes` as "1.34 GiB", for the messages that name these limits.

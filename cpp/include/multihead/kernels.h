@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 namespace multihead::kernels {
 
@@ -25,11 +27,31 @@ inline size_t panel_stride(size_t k) { return kPanelWidth * k; }
 // (col_stride > 1) packs as cheaply as B itself. Panel q starts at out + q·kPanelWidth·k.
 void pack_b(size_t k, size_t n, const float* b, size_t row_stride, size_t col_stride, float scale, float* out);
 
+// bfloat16 weights: B's values as the upper 16 bits of the float32s they stand for, packed by
+// pack_b_bf16 in pack_b's panels (kPanelWidth values per row of a panel), half the bytes. Widening
+// one is exact, so a bfloat16 checkpoint's weights stay as they are in memory. Within each 8
+// columns of a panel row the values are stored c0 c4 c1 c5 c2 c6 c3 c7 (bf16_slot), so that a
+// 16-byte load widens to columns 0–3 by one 32-bit shift and to 4–7 by one mask.
+inline float bf16_to_f32(uint16_t bits) {
+  const uint32_t wide = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+void pack_b_bf16(size_t k, size_t n, const uint16_t* b, size_t row_stride, size_t col_stride, uint16_t* out);
+// Where column c (of a panel's kPanelWidth) is stored in a row of a bfloat16 panel.
+constexpr size_t bf16_slot(size_t c) { return c / 8 * 8 + (c % 8 < 4 ? 2 * (c % 8) : 2 * (c % 8 - 4) + 1); }
+
 // C = A·B + bias.  A (m, k) stride lda;  B packed by pack_b from a (k_packed, n) operand with
 // k ≤ k_packed, passed as its panel stride kPanelWidth·k_packed (so the first k rows of a packed
 // operand can be used alone);  bias (n) or nullptr;  C (m, n) stride ldc.
 using GemmFn = void (*)(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                         size_t panel_stride, const float* bias, float* c, size_t ldc);
+
+// The same with B's values bfloat16 (pack_b_bf16): each widened as it is read, then accumulated as
+// GemmFn accumulates, so the result is GemmFn's on the widened B, to the last bit.
+using Bf16GemmFn = void (*)(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
+                            size_t panel_stride, const float* bias, float* c, size_t ldc);
 
 // P = softmax of each row of S.  S, P (m, n) with their strides; P may be S (in place).
 // The row maximum is subtracted first so exp never overflows; a row that is all -infinity
@@ -51,6 +73,8 @@ using GeluFn = void (*)(size_t count, const float* x, float* y);
 
 void f32_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                      size_t panel_stride, const float* bias, float* c, size_t ldc);
+void f32_bf16w_gemm_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
+                           size_t panel_stride, const float* bias, float* c, size_t ldc);
 void f32_softmax_scalar(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_layer_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                            const float* beta, float eps, float* y, size_t ldy);
@@ -62,6 +86,8 @@ void f32_silu_scalar(size_t count, const float* x, float* y);
 #ifdef __wasm_simd128__
 void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                             size_t panel_stride, const float* bias, float* c, size_t ldc);
+void f32_bf16w_gemm_wasmsimd_4x8(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
+                                  size_t panel_stride, const float* bias, float* c, size_t ldc);
 void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);
@@ -87,6 +113,7 @@ struct KernelSet {
   GeluFn gelu_tanh;
   RmsNormFn rms_norm;
   GeluFn silu;
+  Bf16GemmFn gemm_bf16;
 };
 
 const KernelSet& scalar_kernels();

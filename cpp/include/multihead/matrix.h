@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <utility>
@@ -38,6 +39,8 @@ struct UninitializedAllocator : std::allocator<T> {
 
 // Floats that start uninitialized; see UninitializedAllocator.
 using UninitializedFloats = std::vector<float, UninitializedAllocator<float>>;
+// bfloat16 values (their bits) that start uninitialized.
+using UninitializedHalves = std::vector<uint16_t, UninitializedAllocator<uint16_t>>;
 
 // A right-hand GEMM operand (rows, cols), packed once into the panels kernels::gemm reads.
 struct PackedMatrix {
@@ -51,7 +54,9 @@ struct PackedMatrix {
   size_t panel_stride() const { return kernels::panel_stride(rows); }
 
   size_t rows = 0, cols = 0;
-  UninitializedFloats data;  // packed_size(rows, cols)
+  UninitializedFloats data;  // packed_size(rows, cols) floats, or empty when the values are bfloat16
+  UninitializedHalves bf16;  // the same panels as bfloat16 (kernels::pack_b_bf16), or empty: a BF16 checkpoint's weights
+  bool is_bf16() const { return !bf16.empty(); }
 };
 
 }  // namespace multihead

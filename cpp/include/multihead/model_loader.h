@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,17 +47,18 @@ class ModelLoader {
   size_t data_start() const { return data_start_; }  // where the data section starts in the file
   size_t data_size() const { return data_size_; }
   size_t file_size() const { return data_start_ + data_size_; }
-  size_t weight_bytes() const { return weight_bytes_; }    // the model's float32 buffers, as stored
-  size_t staging_bytes() const { return staging_.size() * sizeof(float); }
+  size_t weight_bytes() const { return weight_bytes_; }    // the model's buffers, as stored (BF16 matrices and tables at 2 bytes a value)
+  size_t staging_bytes() const { return staging_.size() * sizeof(float) + staging_halves_.size() * 2; }
   bool has_lm_head() const { return has_lm_head_; }  // the file has the LM head's tensors (GPT-2: always)
 
  private:
   struct Slot;
   void plan(const SafetensorsHeader& header);
-  void allocate(bool head);
+  void allocate(bool head, const std::set<std::pair<Weight, int>>& halves);
   void consume(const uint8_t* bytes, size_t size);
   void take(const uint8_t* bytes, size_t size);
   void store(const void* values, size_t count);  // `count` values of the slot's dtype
+  void advance(const uint8_t*& in, size_t& count, size_t run, bool staged);
   void enter_slot();
   void complete_slot();
   [[noreturn]] void fail(const std::string& message);
@@ -70,9 +72,11 @@ class ModelLoader {
   std::vector<std::unique_ptr<WeightSet>> layer_weights_;
   std::vector<Slot> slots_;                // in data order
   UninitializedFloats staging_;            // the largest staged tensor's values
+  UninitializedHalves staging_halves_;     // the largest staged tensor kept as bfloat16
   // The stream's state: bytes consumed, the current slot, its next value and where it goes.
   size_t position_ = 0, slot_ = 0, value_ = 0, segment_ = 0, segment_left_ = 0;
   float* cursor_ = nullptr;
+  uint16_t* cursor_halves_ = nullptr;  // for a table kept as bfloat16, instead of cursor_
   uint8_t carry_[4] = {};  // a value split between two writes
   size_t carry_size_ = 0;
   bool closed_ = false, has_lm_head_ = false;

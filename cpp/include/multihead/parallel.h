@@ -17,6 +17,7 @@
 #include <functional>
 
 #include "multihead/kernels.h"
+#include "multihead/matrix.h"
 
 namespace multihead {
 
@@ -50,5 +51,10 @@ void parallel_panels(size_t n, size_t grain, const std::function<void(size_t j0,
 // Small products run in the calling thread.
 void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda,
                    const float* b_packed, size_t panel_stride, const float* bias, float* c, size_t ldc);
+// The same with B's values bfloat16 (kernels::pack_b_bf16).
+void parallel_gemm(kernels::Bf16GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda,
+                   const uint16_t* b_packed, size_t panel_stride, const float* bias, float* c, size_t ldc);
+// C (m, b.cols) = A (m, b.rows)·B + bias with the active kernels, B packed as floats or bfloat16.
+void multiply(size_t m, const float* a, size_t lda, const PackedMatrix& b, const float* bias, float* c, size_t ldc);
 
 }  // namespace multihead

@@ -70,14 +70,17 @@ bool is_norm_weight(Weight w);
 // The size `d` stands for in `c`.
 size_t dim_size(const ModelConfig& c, Dim d);
 
-// One weight's buffer: (rows, cols), plain or packed. An empty buffer (size 0) is a weight the
-// model does not have.
+// One weight's buffer: (rows, cols), plain or packed, as floats or, for a BF16 checkpoint's
+// matrices and embedding tables, as the bfloat16 values the file holds (half the memory; widening
+// one is exact). An empty buffer (size 0) is a weight the model does not have.
 struct Buffer {
   size_t rows = 0, cols = 0;
   Storage storage = Storage::plain;
-  UninitializedFloats data;  // rows·cols, or packed_size(rows, cols)
+  UninitializedFloats data;   // rows·cols, or packed_size(rows, cols); empty when the values are bfloat16
+  UninitializedHalves halves; // the same layout as bfloat16, or empty
 
-  bool empty() const { return data.empty(); }
+  bool empty() const { return data.empty() && halves.empty(); }
+  bool is_bf16() const { return !halves.empty(); }
   size_t panel_stride() const { return kernels::panel_stride(rows); }
   // Floats a buffer of this shape and storage takes.
   static size_t floats(size_t rows, size_t cols, Storage storage) {
@@ -91,8 +94,9 @@ struct WeightSet {
 
   Buffer& operator[](Weight w) { return buffers[size_t(w)]; }
   const Buffer& operator[](Weight w) const { return buffers[size_t(w)]; }
-  // A plain buffer's floats, or nullptr when the model has no such weight (a missing bias).
-  const float* data(Weight w) const { return (*this)[w].empty() ? nullptr : (*this)[w].data.data(); }
+  // A plain float buffer's floats, or nullptr when the model has no such weight (a missing bias)
+  // or keeps it as bfloat16.
+  const float* data(Weight w) const { return (*this)[w].data.empty() ? nullptr : (*this)[w].data.data(); }
 };
 
 }  // namespace multihead

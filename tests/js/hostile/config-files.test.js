@@ -69,7 +69,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
       ['heads that do not divide the width', '"hidden_size": 127, "num_attention_heads": 4',
         'config.json: hidden_size (127) must be divisible by num_attention_heads (4)'],
       ['a model too large for the heap', '"vocab_size": 1048576, "hidden_size": 4096, "num_attention_heads": 64, "intermediate_size": 16384, "num_hidden_layers": 64, "max_position_embeddings": 512',
-        'config.json: vocab_size (1048576), hidden_size (4096), num_hidden_layers (64), intermediate_size (16384) and max_position_embeddings (512) make 64.02 GiB of float32 weights, above the limit of 2.50 GiB'],
+        'config.json: vocab_size (1048576), hidden_size (4096), num_hidden_layers (64), intermediate_size (16384) and max_position_embeddings (512) make 32.01 GiB of weights even as bfloat16, above the limit of 2.50 GiB'],
       ['an integer written as a float', '"intermediate_size": 1e20', 'config.json: intermediate_size must be an integer, got 1e+20'],
       ['a number no double can hold', '"vocab_size": 1e400', "config.json: not valid JSON (number overflow parsing '1e400')"],
       ['a long string', `"model_type": "${'b'.repeat(100000)}"`, `config.json: model_type "${'b'.repeat(79)}… is not supported; supported model types are ${TYPES}`],

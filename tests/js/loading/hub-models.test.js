@@ -103,7 +103,7 @@ test('aborting while the weights download rejects with an AbortError and leaves 
 
 test('a model above the memory limit is refused before any of its weights is fetched', async () => {
   hub.requests.length = 0;
-  await expect(load('org/huge')).rejects.toThrow(/config\.json: .*GiB of float32 weights, above the limit of/);
+  await expect(load('org/huge')).rejects.toThrow(/config\.json: .*GiB of weights even as bfloat16, above the limit of/);
   expect(hub.requests.some((r) => r.server === 'cdn' && r.path.endsWith('model.safetensors') && r.range === null)).toBe(false);
 });
 

@@ -1,0 +1,118 @@
+// BF16 weights against F32, A/B in one process: a SmolLM2-135M-shaped Llama (30 layers, width 576,
+// 9 query heads on 3 key/value heads, MLP 1536, vocabulary 49152, tied head; seeded values, each a
+// bfloat16) loaded once from a BF16 file and once from the same values widened to F32, then run
+// taking turns round by round at one thread. Reports the heap each takes and the median time of a
+// whole run. Attention is the same work in both, so the ratio of whole runs is not the GEMMs' alone.
+// Run by `npm run bench` (bench.js) or alone: `node tools/bench/bf16.js [tokens …]`.
+import { loadEngine } from '../../web/src/index.js';
+
+const SHAPE = { d: 576, heads: 9, kv: 3, dh: 64, ff: 1536, layers: 30, vocab: 49152 };
+const ROUNDS = 9;
+
+function shapes({ d, heads, kv, dh, ff, layers, vocab }) {
+  const s = { 'model.embed_tokens.weight': [vocab, d], 'model.norm.weight': [d] };
+  for (let l = 0; l < layers; l++) {
+    const p = `model.layers.${l}.`;
+    Object.assign(s, {
+      [`${p}input_layernorm.weight`]: [d], [`${p}post_attention_layernorm.weight`]: [d],
+      [`${p}self_attn.q_proj.weight`]: [heads * dh, d], [`${p}self_attn.k_proj.weight`]: [kv * dh, d],
+      [`${p}self_attn.v_proj.weight`]: [kv * dh, d], [`${p}self_attn.o_proj.weight`]: [d, heads * dh],
+      [`${p}mlp.gate_proj.weight`]: [ff, d], [`${p}mlp.up_proj.weight`]: [ff, d], [`${p}mlp.down_proj.weight`]: [d, ff],
+    });
+  }
+  return s;
+}
+
+/** model.safetensors of `shape` with seeded bfloat16 values, stored as BF16 or widened to F32. */
+export function llamaCheckpoint(shape, dtype) {
+  let state = 7;
+  const bits = new Uint32Array(1), value = new Float32Array(bits.buffer);
+  const entries = {}, arrays = [];
+  let offset = 0;
+  for (const [name, dims] of Object.entries(shapes(shape))) {
+    const count = dims.reduce((a, b) => a * b, 1);
+    const halves = new Uint16Array(count);
+    const scale = dims.length === 1 ? 0.1 : 2 / Math.sqrt(dims[1]);
+    for (let i = 0; i < count; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      value[0] = (dims.length === 1 ? 1 : 0) + scale * (state / 2 ** 32 - 0.5);
+      halves[i] = bits[0] >>> 16;
+    }
+    const data = dtype === 'BF16' ? new Uint8Array(halves.buffer) : new Uint8Array(Uint32Array.from(halves, (h) => h << 16).buffer);
+    entries[name] = { dtype, shape: dims, data_offsets: [offset, offset + data.length] };
+    arrays.push(data);
+    offset += data.length;
+  }
+  const text = new TextEncoder().encode(JSON.stringify(entries));
+  const bytes = new Uint8Array(8 + text.length + offset);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(text.length), true);
+  bytes.set(text, 8);
+  let at = 8 + text.length;
+  for (const data of arrays) {
+    bytes.set(data, at);
+    at += data.length;
+  }
+  return bytes;
+}
+
+/** A byte-level tokenizer.json of 256 tokens: every text is one token per byte, so n is exact. */
+function byteTokenizer() {
+  const vocab = {};
+  for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = b;
+  return JSON.stringify({
+    version: '1.0', added_tokens: [], normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null,
+    model: { type: 'BPE', vocab, merges: [], byte_fallback: true, unk_token: null, dropout: null, fuse_unk: false,
+      continuing_subword_prefix: null, end_of_word_suffix: null, ignore_merges: false },
+  });
+}
+
+export async function benchBf16(tokens = [128, 512]) {
+  const { d, heads, kv, dh, ff, layers, vocab } = SHAPE;
+  const config = JSON.stringify({
+    model_type: 'llama', vocab_size: vocab, hidden_size: d, num_hidden_layers: layers, num_attention_heads: heads,
+    num_key_value_heads: kv, head_dim: dh, intermediate_size: ff, max_position_embeddings: 8192, rms_norm_eps: 1e-5,
+    rope_theta: 100000, tie_word_embeddings: true, hidden_act: 'silu',
+  });
+  const tokenizer = byteTokenizer();
+  const engine = await loadEngine({ threads: 1 });
+  const results = [];
+  const files = { BF16: llamaCheckpoint(SHAPE, 'BF16'), F32: llamaCheckpoint(SHAPE, 'F32') };
+  const models = {};
+  for (const dtype of ['BF16', 'F32']) {
+    const before = engine.memory().usedBytes;
+    models[dtype] = await engine.loadModel({ config, tokenizer, weights: files[dtype] });
+    results.push({ what: `${dtype} load`, file: files[dtype].length, heap: engine.memory().usedBytes - before });
+  }
+  for (const n of tokens) {
+    const text = 'The old man saw the river. '.repeat(Math.ceil(n / 27)).slice(0, n);
+    const times = { BF16: [], F32: [] };
+    for (let round = 0; round < ROUNDS + 1; round++) {
+      for (const dtype of round % 2 ? ['F32', 'BF16'] : ['BF16', 'F32']) {
+        const start = performance.now();
+        models[dtype].run(text);
+        if (round > 0) times[dtype].push(performance.now() - start); // round 0 warms up
+      }
+    }
+    const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+    results.push({ what: `run n=${n}`, bf16: median(times.BF16), f32: median(times.F32) });
+  }
+  engine.dispose();
+  return results;
+}
+
+export function reportBf16(results) {
+  const lines = ['BF16 weights against F32 (SmolLM2-135M shape, one thread)'];
+  for (const r of results) {
+    if (r.file !== undefined) {
+      lines.push(`  ${r.what}: file ${(r.file / 2 ** 20).toFixed(0)} MiB, heap +${(r.heap / 2 ** 20).toFixed(0)} MiB (${(r.heap / r.file).toFixed(3)} times the file)`);
+    } else {
+      lines.push(`  ${r.what}: BF16 ${r.bf16.toFixed(0)} ms, F32 ${r.f32.toFixed(0)} ms, speed BF16/F32 ${(r.f32 / r.bf16).toFixed(3)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const tokens = process.argv.slice(2).map(Number);
+  console.log(reportBf16(await benchBf16(tokens.length ? tokens : undefined)));
+}
