@@ -4,13 +4,16 @@
 // taking turns round by round at one thread. Reports the heap each takes and the median time of a
 // whole run. Attention is the same work in both, so the ratio of whole runs is not the GEMMs' alone.
 // Run by `npm run bench` (bench.js) or alone: `node tools/bench/bf16.js [tokens …]`.
+// `node tools/bench/bf16.js tinyllama` instead loads a TinyLlama-1.1B-shaped BF16 checkpoint
+// (2.2 GB, written in memory, never to disk) and runs 128 tokens: the heap it takes and the times.
 import { loadEngine } from '../../web/src/index.js';
 
 const SHAPE = { d: 576, heads: 9, kv: 3, dh: 64, ff: 1536, layers: 30, vocab: 49152 };
 const ROUNDS = 9;
 
-function shapes({ d, heads, kv, dh, ff, layers, vocab }) {
-  const s = { 'model.embed_tokens.weight': [vocab, d], 'model.norm.weight': [d] };
+/** Every tensor's name and shape, as LlamaForCausalLM saves them; lm_head.weight unless `tied`. */
+function shapes({ d, heads, kv, dh, ff, layers, vocab, tied = true }) {
+  const s = { 'model.embed_tokens.weight': [vocab, d], 'model.norm.weight': [d], ...(tied ? {} : { 'lm_head.weight': [vocab, d] }) };
   for (let l = 0; l < layers; l++) {
     const p = `model.layers.${l}.`;
     Object.assign(s, {
@@ -23,7 +26,11 @@ function shapes({ d, heads, kv, dh, ff, layers, vocab }) {
   return s;
 }
 
-/** model.safetensors of `shape` with seeded bfloat16 values, stored as BF16 or widened to F32. */
+/**
+ * model.safetensors of `shape` with seeded values, each a bfloat16, stored as BF16 or widened to
+ * F32: the same numbers either way. Norm weights sit near 1, matrices near ±1/√fan-in. Also used by
+ * tests/js/model/bf16-weights.test.js.
+ */
 export function llamaCheckpoint(shape, dtype) {
   let state = 7;
   const bits = new Uint32Array(1), value = new Float32Array(bits.buffer);
@@ -55,6 +62,32 @@ export function llamaCheckpoint(shape, dtype) {
   return bytes;
 }
 
+const TINYLLAMA = { d: 2048, heads: 32, kv: 4, dh: 64, ff: 5632, layers: 22, vocab: 32000, tied: false };
+
+/** config.json of a Llama of `shape`. */
+function llamaConfig({ d, heads, kv, dh, ff, layers, vocab, tied = true }) {
+  return JSON.stringify({
+    model_type: 'llama', vocab_size: vocab, hidden_size: d, num_hidden_layers: layers, num_attention_heads: heads,
+    num_key_value_heads: kv, head_dim: dh, intermediate_size: ff, max_position_embeddings: 8192, rms_norm_eps: 1e-5,
+    rope_theta: 100000, tie_word_embeddings: tied, hidden_act: 'silu',
+  });
+}
+
+/** A TinyLlama-shaped BF16 model: { file, heap } bytes, load and 128-token run seconds. */
+export async function benchTinyLlama() {
+  const weights = llamaCheckpoint(TINYLLAMA, 'BF16');
+  const engine = await loadEngine({ threads: 1 });
+  const before = engine.memory().usedBytes;
+  let start = performance.now();
+  const model = await engine.loadModel({ config: llamaConfig(TINYLLAMA), tokenizer: byteTokenizer(), weights });
+  const result = { file: weights.length, heap: engine.memory().usedBytes - before, loadSeconds: (performance.now() - start) / 1000 };
+  start = performance.now();
+  result.tokens = model.run('The old man saw the river. '.repeat(5).slice(0, 128)).ids.length;
+  result.runSeconds = (performance.now() - start) / 1000;
+  engine.dispose();
+  return result;
+}
+
 /** A byte-level tokenizer.json of 256 tokens: every text is one token per byte, so n is exact. */
 function byteTokenizer() {
   const vocab = {};
@@ -67,12 +100,7 @@ function byteTokenizer() {
 }
 
 export async function benchBf16(tokens = [128, 512]) {
-  const { d, heads, kv, dh, ff, layers, vocab } = SHAPE;
-  const config = JSON.stringify({
-    model_type: 'llama', vocab_size: vocab, hidden_size: d, num_hidden_layers: layers, num_attention_heads: heads,
-    num_key_value_heads: kv, head_dim: dh, intermediate_size: ff, max_position_embeddings: 8192, rms_norm_eps: 1e-5,
-    rope_theta: 100000, tie_word_embeddings: true, hidden_act: 'silu',
-  });
+  const config = llamaConfig(SHAPE);
   const tokenizer = byteTokenizer();
   const engine = await loadEngine({ threads: 1 });
   const results = [];
@@ -113,6 +141,12 @@ export function reportBf16(results) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const tokens = process.argv.slice(2).map(Number);
-  console.log(reportBf16(await benchBf16(tokens.length ? tokens : undefined)));
+  if (process.argv[2] === 'tinyllama') {
+    const r = await benchTinyLlama();
+    console.log(`TinyLlama-shaped BF16 (one thread): file ${(r.file / 1e9).toFixed(2)} GB, heap +${(r.heap / 1e9).toFixed(3)} GB ` +
+      `(${(r.heap / r.file).toFixed(3)} times the file), loaded in ${r.loadSeconds.toFixed(1)} s, ${r.tokens} tokens in ${r.runSeconds.toFixed(1)} s`);
+  } else {
+    const tokens = process.argv.slice(2).map(Number);
+    console.log(reportBf16(await benchBf16(tokens.length ? tokens : undefined)));
+  }
 }

@@ -70,7 +70,7 @@ const ArchitectureSpec& gemma3() {
               {"norm.weight", W::final_norm_w, L::vector},
               {"lm_head.weight", W::lm_head, L::embedding, Part::head},
           },
-      .skipped = llama_skipped(),
+      .skipped = {"layers.{}.self_attn.rotary_emb.inv_freq"},
       .no_head_message = "model.safetensors has no lm_head.weight, and config.json's tie_word_embeddings is false",
   };
   return spec;

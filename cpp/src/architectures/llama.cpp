@@ -60,31 +60,36 @@ const RopeFields* llama_rope() {
   return &fields;
 }
 
-std::vector<std::string> llama_skipped() { return {"layers.{}.self_attn.rotary_emb.inv_freq"}; }
-
-const ArchitectureSpec& llama() {
-  static const ArchitectureSpec spec{
-      .model_type = "llama",
-      .name = "Llama",
+ArchitectureSpec llama_like(const char* model_type, const char* name, int positions) {
+  return {
+      .model_type = model_type,
+      .name = name,
       .block = Block::pre_norm,
       .norm = Norm::rms_norm,
       .mlp = Mlp::gated,
       .positions = Positions::rotary,
       .mask = Mask::causal,
       .lm_head = LmHead::untied,
-      .config = {.ints = llama_ints(2048),
+      .config = {.ints = llama_ints(positions),
                  .activation = "hidden_act",
                  .activation_fallback = "silu",
                  .eps = "rms_norm_eps",
                  .eps_fallback = 1e-6,
-                 .required = {{"attention_bias", "false"}, {"mlp_bias", "false"}},
                  .rope = llama_rope(),
                  .tie_fallback = false},
       .prefixes = {"model."},
       .tensors = llama_tensors(false),
-      .skipped = llama_skipped(),
+      .skipped = {"layers.{}.self_attn.rotary_emb.inv_freq"},
       .no_head_message = "model.safetensors has no lm_head.weight, and config.json's tie_word_embeddings is false",
   };
+}
+
+const ArchitectureSpec& llama() {
+  static const ArchitectureSpec spec = [] {
+    ArchitectureSpec s = llama_like("llama", "Llama", 2048);  // LlamaConfig's max_position_embeddings
+    s.config.required = {{"attention_bias", "false"}, {"mlp_bias", "false"}};
+    return s;
+  }();
   return spec;
 }
 

@@ -21,7 +21,11 @@ std::vector<IntField> llama_ints(int positions);
 std::vector<IntField> with_default(std::vector<IntField> ints, int ModelConfig::*member, int fallback, int if_null);
 // rope_theta (default 10000) and partial_rotary_factor.
 const RopeFields* llama_rope();
-// Buffers older files saved: each layer's rotary_emb.inv_freq (ignored: computed from the config).
-std::vector<std::string> llama_skipped();
+// The whole of LlamaForCausalLM's spec, under another model_type and name, with
+// max_position_embeddings defaulting to `positions`: pre-norm RMSNorm blocks, a gated SiLU MLP,
+// RoPE, a causal mask, an LM head tied only when config says so, llama_tensors(false), and the
+// rotary_emb.inv_freq buffers older files saved skipped (RoPE is computed from the config). Each
+// family member's file changes what differs.
+ArchitectureSpec llama_like(const char* model_type, const char* name, int positions);
 
 }  // namespace multihead::architectures

@@ -8,29 +8,14 @@
 namespace multihead::architectures {
 
 const ArchitectureSpec& mistral() {
-  static const ArchitectureSpec spec{
-      .model_type = "mistral",
-      .name = "Mistral",
-      .block = Block::pre_norm,
-      .norm = Norm::rms_norm,
-      .mlp = Mlp::gated,
-      .positions = Positions::rotary,
-      .mask = Mask::causal,
-      .lm_head = LmHead::untied,
-      .windows = Windows::every_layer,
-      .config = {.ints = with_default(llama_ints(4096 * 32), &ModelConfig::num_key_value_heads, 8, kSameAsHeads),  // MistralConfig's
-                 .activation = "hidden_act",
-                 .activation_fallback = "silu",
-                 .eps = "rms_norm_eps",
-                 .eps_fallback = 1e-6,
-                 .rope = llama_rope(),
-                 .tie_fallback = false,
-                 .window_fallback = 4096},
-      .prefixes = {"model."},
-      .tensors = llama_tensors(false),
-      .skipped = llama_skipped(),
-      .no_head_message = "model.safetensors has no lm_head.weight, and config.json's tie_word_embeddings is false",
-  };
+  static const ArchitectureSpec spec = [] {
+    ArchitectureSpec s = llama_like("mistral", "Mistral", 4096 * 32);
+    s.windows = Windows::every_layer;
+    // MistralConfig's defaults: 8 key/value heads when absent (all heads when null), a window of 4096.
+    s.config.ints = with_default(s.config.ints, &ModelConfig::num_key_value_heads, 8, kSameAsHeads);
+    s.config.window_fallback = 4096;
+    return s;
+  }();
   return spec;
 }
 

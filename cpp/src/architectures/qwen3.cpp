@@ -12,34 +12,15 @@ using L = Layout;
 using W = Weight;
 
 const ArchitectureSpec& qwen3() {
-  static const ArchitectureSpec spec{
-      .model_type = "qwen3",
-      .name = "Qwen3",
-      .block = Block::pre_norm,
-      .norm = Norm::rms_norm,
-      .mlp = Mlp::gated,
-      .positions = Positions::rotary,
-      .mask = Mask::causal,
-      .lm_head = LmHead::untied,
-      // Qwen3Config: head_dim 128 when absent, hidden / heads when null.
-      .config = {.ints = with_default(llama_ints(32768), &ModelConfig::head_dim, 128, kHiddenOverHeads),
-                 .activation = "hidden_act",
-                 .activation_fallback = "silu",
-                 .eps = "rms_norm_eps",
-                 .eps_fallback = 1e-6,
-                 .required = {{"attention_bias", "false"}, {"use_sliding_window", "false"}},
-                 .rope = llama_rope(),
-                 .tie_fallback = false},
-      .prefixes = {"model."},
-      .tensors = [] {
-        std::vector<TensorRule> t = llama_tensors(false);
-        t.push_back({"layers.{}.self_attn.q_norm.weight", W::q_norm_w, L::vector});
-        t.push_back({"layers.{}.self_attn.k_norm.weight", W::k_norm_w, L::vector});
-        return t;
-      }(),
-      .skipped = llama_skipped(),
-      .no_head_message = "model.safetensors has no lm_head.weight, and config.json's tie_word_embeddings is false",
-  };
+  static const ArchitectureSpec spec = [] {
+    ArchitectureSpec s = llama_like("qwen3", "Qwen3", 32768);
+    // Qwen3Config: head_dim 128 when absent, hidden / heads when null.
+    s.config.ints = with_default(s.config.ints, &ModelConfig::head_dim, 128, kHiddenOverHeads);
+    s.config.required = {{"attention_bias", "false"}, {"use_sliding_window", "false"}};
+    s.tensors.push_back({"layers.{}.self_attn.q_norm.weight", W::q_norm_w, L::vector});
+    s.tensors.push_back({"layers.{}.self_attn.k_norm.weight", W::k_norm_w, L::vector});
+    return s;
+  }();
   return spec;
 }
 
