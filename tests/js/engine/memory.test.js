@@ -18,7 +18,11 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     cycle(0); // first use may allocate lasting runtime state (static tables)
     const before = engine.memory().usedBytes;
     for (let i = 1; i <= 10000; i++) cycle(i);
-    expect(engine.memory().usedBytes).toBe(before);
+    // A leak of even one byte a cycle would show as 10,000. The runtime may still allocate once
+    // the first time a worker thread or a wait of the threaded build's is used, which on a loaded
+    // machine can come after cycle 0 (CI once saw 40 bytes): that is not a leak, so up to 256 bytes
+    // in all are allowed.
+    expect(engine.memory().usedBytes - before).toBeLessThanOrEqual(256);
   });
 
   test('results stay correct after the WASM memory has grown', () => {
