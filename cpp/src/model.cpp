@@ -88,12 +88,7 @@ void normalize(const kernels::KernelSet& k, bool rms, const Matrix& in, Matrix& 
 
 // C (m, b.cols) = A·B + bias, B a packed weight of either precision.
 void multiply(size_t m, const float* a, size_t lda, const Buffer& b, const float* bias, float* c, size_t ldc) {
-  const kernels::KernelSet& k = kernels::active_kernels();
-  if (b.is_bf16()) {
-    parallel_gemm(k.gemm_bf16, m, b.cols, b.rows, a, lda, b.halves.data(), b.panel_stride(), bias, c, ldc);
-  } else {
-    parallel_gemm(k.gemm, m, b.cols, b.rows, a, lda, b.data.data(), b.panel_stride(), bias, c, ldc);
-  }
+  multihead::multiply(m, b.cols, b.rows, a, lda, b.data.data(), b.is_bf16() ? b.halves.data() : nullptr, bias, c, ldc);
 }
 
 // Row `row` of a plain (rows, d) table of either precision (the word embeddings), as floats.

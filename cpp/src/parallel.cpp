@@ -186,13 +186,18 @@ void parallel_gemm(kernels::Bf16GemmFn gemm, size_t m, size_t n, size_t k, const
   split_gemm(gemm, m, n, k, a, lda, b_packed, panel_stride, bias, c, ldc);
 }
 
-void multiply(size_t m, const float* a, size_t lda, const PackedMatrix& b, const float* bias, float* c, size_t ldc) {
-  const kernels::KernelSet& k = kernels::active_kernels();
-  if (b.is_bf16()) {
-    parallel_gemm(k.gemm_bf16, m, b.cols, b.rows, a, lda, b.bf16.data(), b.panel_stride(), bias, c, ldc);
+void multiply(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed, const uint16_t* b_bf16,
+              const float* bias, float* c, size_t ldc) {
+  const kernels::KernelSet& set = kernels::active_kernels();
+  if (b_bf16) {
+    parallel_gemm(set.gemm_bf16, m, n, k, a, lda, b_bf16, kernels::panel_stride(k), bias, c, ldc);
   } else {
-    parallel_gemm(k.gemm, m, b.cols, b.rows, a, lda, b.data.data(), b.panel_stride(), bias, c, ldc);
+    parallel_gemm(set.gemm, m, n, k, a, lda, b_packed, kernels::panel_stride(k), bias, c, ldc);
   }
+}
+
+void multiply(size_t m, const float* a, size_t lda, const PackedMatrix& b, const float* bias, float* c, size_t ldc) {
+  multiply(m, b.cols, b.rows, a, lda, b.data.data(), b.is_bf16() ? b.bf16.data() : nullptr, bias, c, ldc);
 }
 
 }  // namespace multihead

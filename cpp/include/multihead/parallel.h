@@ -54,6 +54,10 @@ void parallel_gemm(kernels::GemmFn gemm, size_t m, size_t n, size_t k, const flo
 // The same with B's values bfloat16 (kernels::pack_b_bf16).
 void parallel_gemm(kernels::Bf16GemmFn gemm, size_t m, size_t n, size_t k, const float* a, size_t lda,
                    const uint16_t* b_packed, size_t panel_stride, const float* bias, float* c, size_t ldc);
+// C (m, n) = A (m, k)·B + bias with the active kernels, split over the threads: B (k, n) packed as
+// floats (b_packed), or as bfloat16 when b_bf16 is not null.
+void multiply(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed, const uint16_t* b_bf16,
+              const float* bias, float* c, size_t ldc);
 // C (m, b.cols) = A (m, b.rows)·B + bias with the active kernels, B packed as floats or bfloat16.
 void multiply(size_t m, const float* a, size_t lda, const PackedMatrix& b, const float* bias, float* c, size_t ldc);
 
