@@ -8,7 +8,7 @@
 // The worker's messages are typed in worker/messages.js; the time limit and Cancel are
 // worker/limited-worker.js's.
 import { patched } from './state/store.js';
-import { BUILTIN_MODEL, ModelName, modelName, modelSource } from './state/model-choice.js';
+import { BUILTIN_MODEL, ModelName, modelName, modelRevision, modelSource } from './state/model-choice.js';
 import { answerFits, inputsKey, modelToLoad, needed } from './state/needed.js';
 import { LimitedWorker, Stopped, timeLimit } from './worker/limited-worker.js';
 
@@ -117,7 +117,7 @@ export function session(slice = SESSION, action, state) {
 }
 
 const RESULT = Object.freeze({
-  // { key, tokens, unknown, truncated, totalTokens, causal, hasLmHead, layers, traced, roles,
+  // { key, tokens, unknown, truncated, totalTokens, causal, hasLmHead, kvHeads, windows, layers, traced, roles,
   // changes, ablated, predictions (masked LM), nextTokens (causal LM: position → list), summary }
   // for the inputs of `key`, or null
   run: null,
@@ -160,6 +160,7 @@ export function merged(run, answer, asked) {
     tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
     // The toy layer's own mask, not the model's, is what its matrices show.
     causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
+    kvHeads: answer.kvHeads ?? null, windows: answer.windows ?? null,
   } : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
   if (answer.layers) Object.assign(r, { layers: answer.layers, roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
   if (answer.trace) {
@@ -180,7 +181,7 @@ export function merged(run, answer, asked) {
 /** The key the probe-set measure is kept under: one per model (a local folder's only while it is on screen). */
 export function modelKey(state) {
   const { model, hubUrl, models } = state.session;
-  if (model.kind === 'hub') return `hub ${hubUrl ?? ''} ${model.id}`;
+  if (model.kind === 'hub') return `hub ${hubUrl ?? ''} ${model.id} ${model.revision ?? 'main'}`;
   return model.kind === 'builtin' ? `builtin ${model.id}` : `local ${models}`;
 }
 
@@ -200,7 +201,7 @@ export function createSession(store) {
   function startWorker() {
     const created = new Worker(new URL('./worker/worker.js', import.meta.url), { type: 'module' });
     const { model, hubUrl } = store.state.session;
-    created.postMessage({ type: 'start', source: modelSource(model), hubUrl });
+    created.postMessage({ type: 'start', source: modelSource(model), hubUrl, revision: modelRevision(model) });
     return created;
   }
 
@@ -242,7 +243,7 @@ export function createSession(store) {
     if (loading) worker.post({ type: 'cancel-load', loadId: loading.loadId });
     const loadId = ++counters.load;
     dispatch({ type: 'load-started', loadId, choice, started: performance.now() });
-    worker.post({ type: 'load', loadId, source: modelSource(choice), hubUrl: store.state.session.hubUrl });
+    worker.post({ type: 'load', loadId, source: modelSource(choice), hubUrl: store.state.session.hubUrl, revision: modelRevision(choice) });
   }
 
   /** A load's or a measure's progress and end, from the worker. */
@@ -272,7 +273,10 @@ export function createSession(store) {
     dispatch({ type: 'restarted' });
     worker.ready.then((info) => dispatch({ type: info.fallback ? 'ready' : 'restarted-ready', info }), () => {});
     const loading = store.state.session.loading;
-    if (loading) worker.post({ type: 'load', loadId: loading.loadId, source: modelSource(loading.choice), hubUrl: store.state.session.hubUrl });
+    if (loading) {
+      const { loadId, choice } = loading;
+      worker.post({ type: 'load', loadId, source: modelSource(choice), hubUrl: store.state.session.hubUrl, revision: modelRevision(choice) });
+    }
   }
 
   return {

@@ -43,9 +43,10 @@ function excerpt(sentence) {
 /**
  * The iframe and the element that show what is on screen (the iframe's link is `href`, the
  * page's own URL), with a note for each on what of the sentence it leaves out ('' when nothing).
- * `model` is the Hub id or the built-in model's name on screen, or undefined for the default model.
+ * `model` is the Hub id or the built-in model's name on screen, or undefined for the default model;
+ * `revision` a Hub model's revision other than main.
  */
-export function embedSnippets({ sentence, view, layer, head, toy, model, href = location.href }) {
+export function embedSnippets({ sentence, view, layer, head, toy, model, revision, href = location.href }) {
   const linked = linkedSentence(sentence);
   const cut = linked.length < sentence.length
     ? `the first ${MAX_SENTENCE.toLocaleString('en')} of this sentence's ${sentence.length.toLocaleString('en')} characters`
@@ -69,6 +70,7 @@ export function embedSnippets({ sentence, view, layer, head, toy, model, href = 
   notes.element = [
     cut && `The element takes at most ${MAX_SENTENCE.toLocaleString('en')} characters: this snippet holds ${cut}.`,
     html.left && `HTML cannot hold some of its characters in an attribute: the snippet leaves out ${html.left}.`,
+    revision && `The element loads a Hub model's main revision, not ${revision}: the iframe shows that revision.`,
   ].filter(Boolean).join(' ');
   const element = `<script type="module">import 'multihead/element';</script>\n` +
     `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}" layer="${layer + 1}" head="${heads}"` +

@@ -5,7 +5,8 @@
 // (left out: one each). The grid of every layer is layer=all. A Hub model is
 // &model=gpt2 (or owner/name; model=default and model=causal are the built-in models, whose names
 // win over Hub ids of the same spelling, as in the element's model attribute): only a valid Hub id is
-// read, so a link can name a model but never a URL to fetch. Heads switched off are
+// read, so a link can name a model but never a URL to fetch; &revision=step1000 names a Hub model's
+// branch, tag or commit (left out for main). Heads switched off are
 // &ablate=2.1,2.4 (layer.head, counted from 1) and &ablation=mean (zero when left out); the page
 // drops heads its model does not have. Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page. A link holds at most the first 2000
@@ -13,11 +14,15 @@
 // is six million characters once percent-encoded.
 import { MAX_SENTENCE } from '../src/element/attributes.js';
 import { parseHubId } from '../src/loading/hub.js';
+import { hubModel } from './state/model-choice.js';
 import { sourceName } from '../src/loading/source-name.js';
 import { VIEWS } from '../src/views/views.js';
 
 const MODES = ['model', 'toy'];
 const ABLATIONS = ['zero', 'mean'];
+// A revision a link may name: a branch, tag or commit as the Hub spells them (step143000, v1.0, a
+// 40-digit hash), never a path that could leave the model's folder.
+export const REVISION = /^(?!\.\.?$)[\w.-]{1,96}$/;
 const MAX_ABLATED = 1024; // heads a link may switch off: more than any model this page loads has
 
 /**
@@ -41,7 +46,7 @@ export function readUrlState(hash) {
   if (MODES.includes(params.get('mode'))) state.mode = params.get('mode');
   const layer = params.get('layer') === 'all' ? 'all' : counted(params.get('layer'));
   if (layer !== null) state.layer = layer;
-  const model = modelChoice(params.get('model'));
+  const model = modelChoice(params.get('model'), params.get('revision'));
   if (model !== null) state.model = model;
   const head = params.get('head') === 'all' ? 'all' : counted(params.get('head'));
   if (head !== null) state.head = head;
@@ -81,8 +86,9 @@ function toySettings(params) {
   return toy;
 }
 
-// "gpt2" → { kind: 'hub', id: 'gpt2' }, "default" or "causal" → a built-in model; anything else → null.
-function modelChoice(text) {
+// "gpt2" → { kind: 'hub', id: 'gpt2' } (with its revision, when `revision` is a plausible branch,
+// tag or commit name other than main), "default" or "causal" → a built-in model; anything else → null.
+function modelChoice(text, revision) {
   if (text === null) return null;
   const named = sourceName(text, { builtins: true });
   if (named.kind === 'builtin') return { kind: 'builtin', id: named.name };
@@ -92,15 +98,15 @@ function modelChoice(text) {
   } catch {
     return null;
   }
-  return { kind: 'hub', id: text };
+  return hubModel(text, revision !== null && REVISION.test(revision) ? revision : 'main');
 }
 
 /**
  * The hash for a state: what readUrlState reads back (the sentence cut as linkedSentence cuts it).
  * `model` is a Hub id or a built-in model's name, or undefined for the default model (which the
- * hash leaves out).
+ * hash leaves out); `revision` a Hub model's, undefined for main.
  */
-export function urlHash({ sentence, view, mode, layer, head, toy, model, ablate = [], ablation = 'zero' }) {
+export function urlHash({ sentence, view, mode, layer, head, toy, model, revision, ablate = [], ablation = 'zero' }) {
   const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
@@ -111,6 +117,7 @@ export function urlHash({ sentence, view, mode, layer, head, toy, model, ablate 
     params.set('seed', String(toy.seed));
   }
   if (model !== undefined) params.set('model', model);
+  if (model !== undefined && revision !== undefined) params.set('revision', revision);
   if (ablate.length > 0) {
     params.set('ablate', ablate.map(({ layer: l, head: h }) => `${l + 1}.${h + 1}`).join(','));
     if (ablation !== 'zero') params.set('ablation', ablation);

@@ -2,7 +2,7 @@
 // links to what is on screen: after each change the hash is rewritten with replaceState, which
 // fires no hashchange, so the page never reads back its own writes. A hash changed by a link, by
 // hand or by Back is applied to the settings as a new state.
-import { linkedModel } from './state/model-choice.js';
+import { linkedModel, modelRevision } from './state/model-choice.js';
 import { shownHead } from './state/settings.js';
 import { readUrlState, urlHash } from './url-state.js';
 
@@ -12,7 +12,7 @@ export function linkState(state) {
   const layers = state.session.info?.numLayers;
   const shown = layers === undefined ? layer : Math.min(layer, layers - 1); // the toy's one layer leaves the model's choice be
   return {
-    sentence, mode, view, toy, ablate, ablation, model: linkedModel(model),
+    sentence, mode, view, toy, ablate, ablation, model: linkedModel(model), revision: modelRevision(model),
     layer: state.settings.allLayers && view === 'grid' ? 'all' : shown,
     head: shownHead(state),
   };

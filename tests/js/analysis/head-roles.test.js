@@ -25,13 +25,13 @@ test('positional heads score 1 on their role, and it is their top role', () => {
   const roles = headRoles(fake(SENTENCE, [
     one((i) => Math.max(i - 1, 0)), one((i, n) => Math.min(i + 1, n - 1)), one((i) => i), one(() => 0), one((i, n) => n - 1),
   ]));
-  expect(roles.map((r) => r.top.role)).toEqual(['previous', 'next', 'self', 'first', 'last']);
+  expect(roles.map((r) => r.top.role)).toEqual(['previous', 'next', 'self', 'sink', 'last']);
   expect(roles.map((r) => r.top.score)).toEqual([1, 1, 1, 1, 1]);
   expect(roles.map((r) => [r.layer, r.head])).toEqual([[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]);
   // The previous-token head: row 0 looks at itself, so self is 1/8; [SEP] is the previous token of nothing.
   expect(roles[0].scores.self).toBeCloseTo(1 / 8);
   expect(roles[0].scores.next).toBe(0);
-  expect(roles[0].scores.first).toBeCloseTo(1 / 7); // row 1 looks at 0
+  expect(roles[0].scores.sink).toBeCloseTo(1 / 7); // row 1 looks at 0
   expect(roles[0].scores.last).toBe(0);
   expect(roles[0].scores.broad).toBe(0);
 });

@@ -61,6 +61,14 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(r.attention(0, 0)).toHaveLength(TINY.positions ** 2);
   });
 
+  test('maxTokens cuts a run shorter than the model\'s positions, as they would, and its attention is the same as the short text\'s', () => {
+    const r = model.run('the cat sat on the mat the cat', { maxTokens: 5 });
+    expect([r.truncated, r.totalTokens, r.tokens]).toEqual([true, 10, ['[CLS]', 'the', 'cat', 'sat', '[SEP]']]);
+    const short = model.run('the cat sat');
+    for (let h = 0; h < TINY.heads; h++) expect(r.attention(1, h)).toEqual(short.attention(1, h));
+    expect(model.run('the cat', { maxTokens: TINY.positions }).truncated).toBe(false);
+  });
+
   test.each([['', 'text is empty'], ['  \n\t ', 'text is empty']])('empty text %p gets a clear RangeError', (text, message) => {
     expect(() => model.run(text)).toThrow(RangeError);
     expect(() => model.run(text)).toThrow(message);
@@ -117,7 +125,10 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each([
     [null, TypeError, 'run options must be an object, got null'],
-    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation and maxAttentionBytes'],
+    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation, maxAttentionBytes and maxTokens'],
+    [{ maxTokens: 0 }, RangeError, 'maxTokens must be from 1 to 10, got 0'],
+    [{ maxTokens: 11 }, RangeError, 'maxTokens must be from 1 to 10, got 11'],
+    [{ maxTokens: 2.5 }, TypeError, 'maxTokens must be an integer, got number 2.5'],
     [{ ablate: { layer: 0, head: 0 } }, TypeError, 'ablate must be an Array of { layer, head }, got an object (Object)'],
     [{ ablate: [{ layer: 2, head: 0 }] }, RangeError, 'ablate[0].layer must be from 0 to 1, got 2'],
     [{ ablate: [{ layer: 0, head: 0.5 }] }, TypeError, 'ablate[0].head must be an integer, got number 0.5'],

@@ -236,6 +236,27 @@ describe('the model asked for and the model on screen', () => {
     expect(store.state.settings.ablate).toEqual([{ layer: 2, head: 0 }]);
   });
 
+  test('a revision of a Hub model is another model to load, named in sentences and kept in the link; main is left out', () => {
+    const store = page({ hash: '#model=EleutherAI/pythia-70m&revision=step1000' });
+    const step1000 = { kind: 'hub', id: 'EleutherAI/pythia-70m', revision: 'step1000' };
+    expect(store.state.settings.model).toEqual(step1000);
+    expect(modelToLoad(store.state)).toEqual(step1000);
+    store.dispatch({ type: 'load-started', loadId: 1, choice: step1000, started: 0 });
+    store.dispatch({ type: 'loaded', loadId: 1, choice: step1000, info: GPT, ms: 5 });
+    expect(new URLSearchParams(urlHash(linkState(store.state)).slice(1)).get('revision')).toBe('step1000');
+    store.dispatch({ type: 'pick-model', choice: { kind: 'hub', id: 'EleutherAI/pythia-70m', revision: 'step143000' } });
+    expect(modelToLoad(store.state)).toEqual({ kind: 'hub', id: 'EleutherAI/pythia-70m', revision: 'step143000' });
+    store.dispatch({ type: 'load-started', loadId: 2, choice: store.state.settings.model, started: 0 });
+    store.dispatch({ type: 'load-failed', loadId: 2, aborted: false, message: 'HTTP 404.' });
+    expect(store.state.session.loadMessage)
+      .toBe('Could not load EleutherAI/pythia-70m at revision step143000: HTTP 404. EleutherAI/pythia-70m at revision step1000 is still loaded.');
+    expect(readUrlState('#model=gpt2&revision=main').model).toEqual({ kind: 'hub', id: 'gpt2' });
+    expect(urlHash({ ...linkState(store.state), revision: undefined })).not.toContain('revision');
+    for (const bad of ['..', 'a/b', '', 'x'.repeat(97), 'step 1']) {
+      expect(readUrlState(`#${new URLSearchParams({ model: 'gpt2', revision: bad })}`).model).toEqual({ kind: 'hub', id: 'gpt2' });
+    }
+  });
+
   test('a hash naming another model and no heads switches every head back on; one naming the same model keeps them', () => {
     const store = page({ hash: '#ablate=1.1' });
     store.dispatch({ type: 'url', url: readUrlState('#model=default&view=head') });

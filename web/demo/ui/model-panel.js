@@ -3,9 +3,23 @@
 // load, its progress and how it ended.
 import { ModelName, modelName } from '../state/model-choice.js';
 import { createModelPicker } from './model-picker.js';
+import { PAGE_MAX_TOKENS } from '../worker/messages.js';
 
 // The architectures by the names their papers give them.
-const KINDS = { bert: 'BERT', distilbert: 'DistilBERT', roberta: 'RoBERTa', gpt2: 'GPT-2' };
+const KINDS = {
+  bert: 'BERT', distilbert: 'DistilBERT', roberta: 'RoBERTa', gpt2: 'GPT-2', gpt_neox: 'GPT-NeoX', llama: 'Llama',
+  mistral: 'Mistral', qwen2: 'Qwen2', qwen3: 'Qwen3', gemma3_text: 'Gemma 3',
+};
+
+/** The model's heads, with the key/value heads they share (grouped-query attention) and its sliding windows. */
+function headsText({ numLayers, numHeads, numKeyValueHeads = numHeads, windows = [] }) {
+  const kv = numKeyValueHeads < numHeads ? ` (sharing ${numKeyValueHeads} key/value head${numKeyValueHeads === 1 ? '' : 's'} per layer)` : '';
+  const sliding = windows.filter((w) => w !== null);
+  const sizes = [...new Set(sliding)].join(' or ');
+  const slide = sliding.length === 0 ? '' : sliding.length === numLayers ? `, every layer sliding over ${sizes} keys`
+    : `, ${sliding.length} of them sliding over ${sizes} keys and ${numLayers - sliding.length} seeing every key`;
+  return `${numLayers} layers × ${numHeads} heads${kv}${slide}`;
+}
 
 /** The model section's sentence about the model on screen. */
 function describeModel(choice, info, hubUrl) {
@@ -13,8 +27,9 @@ function describeModel(choice, info, hubUrl) {
   const head = !info.hasLmHead ? 'no language-model head, so no predictions'
     : info.causal ? 'causal: it predicts the next token' : `masked LM: it predicts each ${info.maskToken ?? 'mask token'}`;
   const where = choice.kind === 'hub' && hubUrl ? ` (from ${new URL(hubUrl).host}, not the Hugging Face Hub)` : '';
-  return `${ModelName(choice)}${where}: ${kind}, ${info.numLayers} layers × ${info.numHeads} heads, d_model ${info.dModel}, ` +
-    `up to ${info.maxTokens} tokens; ${head}.`;
+  const tokens = info.maxTokens > PAGE_MAX_TOKENS ? `up to ${PAGE_MAX_TOKENS} tokens on this page (the model takes ${info.maxTokens})`
+    : `up to ${info.maxTokens} tokens`;
+  return `${ModelName(choice)}${where}: ${kind}, ${headsText(info)}, d_model ${info.dModel}, ${tokens}; ${head}.`;
 }
 
 export function createModelPanel(store, session) {

@@ -1,5 +1,5 @@
 // The page's model controls: the two built-in models, the Hub presets with their download sizes, a Hub
-// id typed in, a local folder (the directory picker, or drag-and-drop of the three files), the
+// id typed in, a Hub model's revision (a branch, tag or commit), a local folder (the directory picker, or drag-and-drop of the three files), the
 // progress of a load with its Cancel button, and the models downloaded into the browser's cache
 // with a Delete button each. It loads nothing itself: it hands a choice to onLoad and shows what
 // main.js tells it. Every text it shows goes in as textContent: ids, file names and messages may
@@ -7,42 +7,60 @@
 import { DEFAULT_HUB_URL, hubBase, parseHubId } from '../../src/loading/hub.js';
 import { deleteCachedModel, listCachedModels } from '../../src/loading/cache.js';
 import { filesOfDirectoryHandle, filesOfDrop, modelFilesFrom } from './model-files.js';
-import { builtinModel } from '../state/model-choice.js';
+import { builtinModel, hubModel } from '../state/model-choice.js';
+import { REVISION } from '../url-state.js';
 
-/** The Hub models the page offers by name, with the size of their model.safetensors. */
+/**
+ * The Hub models the page offers by name, with the size of their model.safetensors (BF16 files stay
+ * that size in memory; F16 ones double). Pythia's training checkpoints are revisions step0 … step143000.
+ */
 export const PRESETS = [
   { id: 'bert-base-uncased', megabytes: 440, note: 'masked LM' },
   { id: 'distilbert-base-uncased', megabytes: 268, note: 'masked LM' },
   { id: 'roberta-base', megabytes: 499, note: 'masked LM' },
   { id: 'gpt2', megabytes: 548, note: 'next token' },
   { id: 'distilgpt2', megabytes: 353, note: 'next token' },
+  { id: 'HuggingFaceTB/SmolLM2-135M', megabytes: 269, note: 'Llama, 9 query heads on 3 KV heads' },
+  { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', megabytes: 269, note: 'Llama, chat' },
+  { id: 'HuggingFaceTB/SmolLM2-360M-Instruct', megabytes: 724, note: 'Llama, chat' },
+  { id: 'Qwen/Qwen2.5-0.5B-Instruct', megabytes: 988, note: 'Qwen2.5, 14 query heads on 2 KV heads' },
+  { id: 'Qwen/Qwen3-0.6B', megabytes: 1503, note: 'Qwen3, QK-norm' },
+  { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', megabytes: 2200, note: 'Llama, chat' },
+  { id: 'EleutherAI/pythia-70m', megabytes: 166, note: 'GPT-NeoX; revisions step0 to step143000' },
+  { id: 'EleutherAI/pythia-160m', megabytes: 375, note: 'GPT-NeoX; revisions step0 to step143000' },
+  { id: 'unsloth/gemma-3-270m', megabytes: 536, note: 'Gemma 3, sliding windows of 512' },
 ];
 const OTHER = 'other';
 const BUILTIN = 'builtin:'; // the select's value for a built-in model is 'builtin:' + its name
 
 const mb = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1);
+/** A preset's download size: "269 MB", "1.50 GB". */
+export const sizeText = (megabytes) => (megabytes < 1000 ? `${megabytes} MB` : `${(megabytes / 1000).toFixed(2)} GB`);
 
 export function createModelPicker({ onLoad, onCancel }) {
   const $ = (id) => document.getElementById(id);
   const dom = {
-    choice: $('model-choice'), id: $('model-id'), idError: $('model-id-error'), load: $('model-load'),
+    choice: $('model-choice'), id: $('model-id'), idError: $('model-id-error'), load: $('model-load'), revision: $('model-revision'),
     folder: $('model-folder'), folderInput: $('model-folder-input'), progress: $('model-progress'),
     bar: $('model-bar'), bytes: $('model-bytes'), cancel: $('model-cancel'), message: $('model-message'),
     cache: $('model-cache'), cacheList: $('model-cache-list'), cacheSummary: $('model-cache-summary'), drop: $('drop-target'),
   };
   const hub = $('model-hub-presets');
-  for (const { id, megabytes, note } of PRESETS) hub.append(new Option(`${id} (${note}, ${megabytes} MB)`, id));
+  for (const { id, megabytes, note } of PRESETS) hub.append(new Option(`${id} (${note}, ${sizeText(megabytes)})`, id));
   hub.append(new Option('Another Hub model…', OTHER));
 
   dom.choice.addEventListener('change', () => {
     dom.id.hidden = dom.choice.value !== OTHER;
+    dom.revision.hidden = dom.choice.value.startsWith(BUILTIN);
     clearIdError();
     if (!dom.id.hidden) dom.id.focus();
   });
-  dom.id.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter') chooseSelected();
-  });
-  dom.id.addEventListener('input', clearIdError);
+  for (const field of [dom.id, dom.revision]) {
+    field.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') chooseSelected();
+    });
+    field.addEventListener('input', clearIdError);
+  }
   dom.load.addEventListener('click', chooseSelected);
   dom.cancel.addEventListener('click', () => onCancel());
   dom.folder.addEventListener('click', openFolder);
@@ -58,21 +76,31 @@ export function createModelPicker({ onLoad, onCancel }) {
   function chooseSelected() {
     const value = dom.choice.value;
     if (value.startsWith(BUILTIN)) return onLoad(builtinModel(value.slice(BUILTIN.length)));
-    if (value !== OTHER) return onLoad({ kind: 'hub', id: value });
+    const revision = dom.revision.value.trim() || 'main';
+    if (!REVISION.test(revision)) {
+      return fieldError(dom.revision, 'A revision is a branch, tag or commit of the model, such as main or step1000: letters, digits, ".", "_" and "-".');
+    }
+    if (value !== OTHER) return onLoad(hubModel(value, revision));
     const text = dom.id.value.trim();
     try {
       parseHubId(text);
     } catch (error) {
-      dom.id.setAttribute('aria-invalid', 'true');
-      dom.idError.hidden = false;
-      dom.idError.textContent = text === '' ? 'Type a Hub model id, such as bert-base-cased or owner/name.' : error.message;
-      return dom.id.focus();
+      return fieldError(dom.id, text === '' ? 'Type a Hub model id, such as bert-base-cased or owner/name.' : error.message);
     }
-    onLoad({ kind: 'hub', id: text });
+    onLoad(hubModel(text, revision));
+  }
+
+  function fieldError(field, text) {
+    field.setAttribute('aria-invalid', 'true');
+    field.setAttribute('aria-describedby', 'model-id-error');
+    dom.idError.hidden = false;
+    dom.idError.textContent = text;
+    field.focus();
   }
 
   function clearIdError() {
     dom.id.removeAttribute('aria-invalid');
+    dom.revision.removeAttribute('aria-invalid');
     dom.idError.hidden = true;
   }
 
@@ -181,7 +209,9 @@ export function createModelPicker({ onLoad, onCancel }) {
       const preset = choice.kind === 'hub' && PRESETS.some((p) => p.id === choice.id);
       dom.choice.value = choice.kind === 'builtin' ? BUILTIN + choice.id : preset ? choice.id : choice.kind === 'hub' ? OTHER : dom.choice.value;
       dom.id.hidden = dom.choice.value !== OTHER;
+      dom.revision.hidden = dom.choice.value.startsWith(BUILTIN);
       if (choice.kind === 'hub' && !preset) dom.id.value = choice.id;
+      if (choice.kind === 'hub') dom.revision.value = choice.revision ?? '';
     },
 
     /** Shows a load in flight ({ file, loaded, total } once bytes arrive), or hides it (null). */

@@ -65,8 +65,8 @@ export function createRolesPanel(root, { onMeasure, onCancel, onToggleHead, onDo
   }
 
   function showMeanings({ relationMeanings }) {
-    const items = Object.entries(ROLES).flatMap(([role, { threshold, meaning }]) =>
-      [el('dt', '', role), el('dd', '', `This head ${meaning}. A clear role from ${threshold} up.`)]);
+    const items = Object.entries(ROLES).flatMap(([role, { threshold, meaning, cite }]) =>
+      [el('dt', '', role), el('dd', '', `This head ${meaning}${cite ? ` (${cite})` : ''}. A clear role from ${threshold} up.`)]);
     for (const [relation, text] of Object.entries(relationMeanings ?? {})) {
       items.push(el('dt', '', relation), el('dd', '', `${text}: the share of such pairs where one word attends most to ` +
         'the other (over the probe set only; compare it with the fixed-offset baseline below).'));

@@ -1,6 +1,6 @@
 // The Embed dialog and the download buttons: snippets and files of what is on screen (share.js
 // makes them from the state; this wires the buttons).
-import { linkedModel } from '../state/model-choice.js';
+import { linkedModel, modelRevision } from '../state/model-choice.js';
 import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
 import { shownRoles } from './panels.js';
 import { download, embedSnippets } from '../share.js';
@@ -13,6 +13,7 @@ export function wireShareButtons(store) {
     const { sentence, view, mode } = state.settings;
     const { iframe, element, notes } = embedSnippets({
       sentence, view, layer: shownLayer(state), head: shownHead(state), toy: mode === 'toy', model: linkedModel(state.session.model),
+      revision: modelRevision(state.session.model),
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;

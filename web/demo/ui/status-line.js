@@ -3,6 +3,7 @@
 import { MAX_SENTENCE } from '../../src/element/attributes.js';
 import { truncationNote } from '../../src/views/view-data.js';
 import { pageStatus } from '../state/status.js';
+import { PAGE_MAX_TOKENS } from '../worker/messages.js';
 
 const count = (n) => n.toLocaleString('en');
 
@@ -20,7 +21,7 @@ export function createStatusLine() {
     const run = state.result.run;
     const shows = run && state.settings.sentence.trim() !== '';
     show(dom.notice, shows && run.truncated && state.session.info
-      ? truncationNote({ ...run, closing: state.session.info.closingToken !== null }) : '');
+      ? truncationNote({ ...run, closing: state.session.info.closingToken !== null }, state.session.info.maxTokens > PAGE_MAX_TOKENS) : '');
     const { sentence } = state.settings;
     show(dom.link, sentence.length <= MAX_SENTENCE ? '' : `This text is too long to share by link: it has ${count(sentence.length)} ` +
       `characters, and the address bar and Embed keep only the first ${count(MAX_SENTENCE)}.`);

@@ -1,19 +1,25 @@
 // The messages between the page (session.js, through limited-worker.js) and its worker
-// (worker.js), as types both sides import. Nothing runs here. Arrays in answers are moved, not
-// copied: once posted, the worker no longer has them.
+// (worker.js), as types both sides import, and the one limit both sides know. Arrays in answers are
+// moved, not copied: once posted, the worker no longer has them.
+
+/**
+ * The most tokens the page runs: Qwen2.5-0.5B at 1024 is 24 × 14 heads of 1024² weights; models take
+ * up to 4096. The worker cuts the text there, and the status line says so.
+ */
+export const PAGE_MAX_TOKENS = 1024;
 
 // ── From the page ──────────────────────────────────────────────────────────────────────────────
 
 /**
  * The first message: load the engine and this model (the built-in one when it is null, or when it
  * cannot load); the worker answers with a Ready.
- * @typedef {{ type: 'start', source: ModelSource | null, hubUrl?: string }} Start
+ * @typedef {{ type: 'start', source: ModelSource | null, hubUrl?: string, revision?: string }} Start
  */
 
 /**
  * Load another model while the current one keeps answering; progress comes as LoadProgress, the
- * end as Loaded or LoadFailed. CancelLoad stops it.
- * @typedef {{ type: 'load', loadId: number, source: ModelSource, hubUrl?: string }} Load
+ * end as Loaded or LoadFailed. CancelLoad stops it. `revision` is a Hub model's (undefined: main).
+ * @typedef {{ type: 'load', loadId: number, source: ModelSource, hubUrl?: string, revision?: string }} Load
  * @typedef {{ type: 'cancel-load', loadId: number }} CancelLoad
  */
 
@@ -53,8 +59,10 @@
  * What the page shows of a model: its kind, its sizes, its special tokens (from its tokenizer:
  * maskToken is null for a model that has none) and the engine build. `fallback` says why the
  * start model could not load, when the built-in one stands in.
+ * `windows` gives each layer's sliding window (the keys a query sees), or null for full attention.
  * @typedef {{ simd: boolean, threads: number, architecture: string, causal: boolean, hasLmHead: boolean,
- *   dModel: number, numLayers: number, numHeads: number, maxTokens: number, vocabSize: number,
+ *   dModel: number, numLayers: number, numHeads: number, numKeyValueHeads: number, headDim: number,
+ *   windows: (number | null)[], maxTokens: number, vocabSize: number,
  *   maskToken: string | null, closingToken: string | null, fallback: string }} ModelInfo
  */
 
@@ -67,9 +75,11 @@
 /**
  * The answer to a RunRequest: the tokens always; `layers` when weights were asked; `trace` when a
  * layer's trace was asked (the toy layer's always); `predictions` of a model with an LM head;
- * with heads switched off, `changes` (per layer, how far its output moved).
+ * with heads switched off, `changes` (per layer, how far its output moved). A model's run (not the
+ * toy layer's) gives `kvHeads`, the key/value head each query head reads, and `windows`, each
+ * layer's sliding window or null.
  * @typedef {{ type: 'result', id: number, tokens: string[], unknown: boolean[], truncated: boolean, totalTokens: number,
- *   causal: boolean, hasLmHead: boolean, ablated: Head[], ablation: string | null, ms: number,
+ *   causal: boolean, hasLmHead: boolean, kvHeads?: number[], windows?: (number | null)[], ablated: Head[], ablation: string | null, ms: number,
  *   layers?: { numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
  *   trace?: { layer: number } & object, predictions?: Prediction[] }} RunAnswer
  * @typedef {{ type: 'error', id: number, message: string }} RunError
@@ -83,4 +93,3 @@
  * @typedef {{ type: 'roles-failed', measureId: number, message: string, aborted: boolean }} RolesFailed
  */
 
-export {};

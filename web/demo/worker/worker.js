@@ -8,9 +8,10 @@
 // its steps). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
 // sent at a time: at 512 tokens a BERT-base's twelve would be hundreds of megabytes.
 import { loadEngine } from '../../src/index.js';
+import { PAGE_MAX_TOKENS } from './messages.js';
 import { headRoles } from '../../src/analysis/head-roles.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
-import { attentionLayers, layerMatrices, tracedLayer } from '../../src/views/view-data.js';
+import { attentionLayers, attentionShape, layerMatrices, tracedLayer } from '../../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands
 const MAX_PREDICTED = 32; // [MASK] positions predicted per run: each costs a vocabulary-sized product
@@ -51,12 +52,12 @@ self.onmessage = async ({ data }) => {
 };
 
 /** @param {import('./messages.js').Start} start */
-async function start({ source, hubUrl }) {
+async function start({ source, hubUrl, revision }) {
   try {
     state.engine = await loadEngine();
     if (source) {
       try {
-        state.model = await state.engine.loadModel(source, { hubUrl });
+        state.model = await state.engine.loadModel(source, { hubUrl, revision });
       } catch (error) {
         state.fallback = error.message;
       }
@@ -73,15 +74,16 @@ async function start({ source, hubUrl }) {
  * @returns {import('./messages.js').ModelInfo}
  */
 function info(model) {
-  const { architecture, causal, hasLmHead, dModel, numLayers, numHeads, maxTokens, vocabSize, specialTokens } = model;
+  const { architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim, maxTokens, vocabSize, specialTokens } = model;
   return {
-    simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, maxTokens, vocabSize,
+    simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
+    windows: attentionShape(model).windows, maxTokens, vocabSize,
     maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null, fallback: state.fallback,
   };
 }
 
 /** @param {import('./messages.js').Load} load */
-async function load({ loadId, source, hubUrl }) {
+async function load({ loadId, source, hubUrl, revision }) {
   state.loading?.controller.abort(); // the page asks for one load at a time; a newer one wins
   const controller = new AbortController();
   state.loading = { loadId, controller };
@@ -93,7 +95,7 @@ async function load({ loadId, source, hubUrl }) {
     self.postMessage({ type: 'progress', loadId, file, loaded, total: total ?? null });
   };
   try {
-    const model = await state.engine.loadModel(source ?? undefined, { hubUrl, onProgress, signal: controller.signal });
+    const model = await state.engine.loadModel(source ?? undefined, { hubUrl, revision, onProgress, signal: controller.signal });
     // A Cancel or a newer load that came during the last await wins over the finished one.
     if (controller.signal.aborted || state.loading?.loadId !== loadId) {
       model.dispose();
@@ -126,15 +128,16 @@ function answer(data) {
       // The run with every head on is kept when only the heads switched off change.
       const base = state.last?.model === model && state.last.text === data.text ? state.last.base ?? state.last.result : null;
       state.last = null; // the old result's arrays can go before the new run allocates its own
-      const result = ablate.length ? model.run(data.text, { ablate, ablation }) : base ?? model.run(data.text);
-      state.last = { key, text: data.text, model, result, base: ablate.length ? base ?? model.run(data.text) : null };
+      const maxTokens = Math.min(model.maxTokens, PAGE_MAX_TOKENS);
+      const result = ablate.length ? model.run(data.text, { ablate, ablation, maxTokens }) : base ?? model.run(data.text, { maxTokens });
+      state.last = { key, text: data.text, model, result, base: ablate.length ? base ?? model.run(data.text, { maxTokens }) : null };
     }
     const { result, base } = state.last;
     const { tokens, unknown, truncated, totalTokens } = result;
     /** @type {import('./messages.js').RunAnswer} */
     const message = {
       type: 'result', id: data.id, tokens, unknown, truncated, totalTokens,
-      causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false,
+      causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false, ...data.toy ? {} : attentionShape(model),
       ablated: result.ablated ?? [], ablation: result.ablation ?? null, ms: 0,
     };
     if (data.toy) {

@@ -1,10 +1,10 @@
 import { AttentionResult } from './rollout.js';
 
 /** The roles headRoles measures. */
-export type Role = 'previous' | 'next' | 'self' | 'first' | 'last' | 'punctuation' | 'broad' | 'duplicate' | 'induction';
+export type Role = 'previous' | 'next' | 'self' | 'sink' | 'last' | 'punctuation' | 'broad' | 'duplicate' | 'induction';
 
 /** Each role's least score that makes it a head's top role, and a plain sentence saying what it means. */
-export const ROLES: Readonly<Record<Role, { threshold: number; meaning: string }>>;
+export const ROLES: Readonly<Record<Role, { threshold: number; meaning: string; cite?: string }>>;
 
 /** One head's measured roles. A score is null where the sentence cannot measure it. */
 export interface HeadRole {

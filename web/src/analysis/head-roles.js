@@ -6,13 +6,20 @@ import { attentionOf } from './attention-source.js';
 
 /**
  * Roles in the order headRoles reports them, each with the least score that makes it a head's
- * top role, and one plain sentence for a reader. A(i, j) is the weight from query i to key j.
+ * top role, one plain sentence for a reader, and where a role was first described when that is not
+ * plain (cite). A(i, j) is the weight from query i to key j.
  */
 export const ROLES = Object.freeze({
   previous: { threshold: 0.5, meaning: 'looks at the token just before each token' },
   next: { threshold: 0.5, meaning: 'looks at the token just after each token' },
   self: { threshold: 0.5, meaning: 'looks at each token itself' },
-  first: { threshold: 0.5, meaning: 'rests on the first token, a place to put attention it does not need (an "attention sink")' },
+  sink: {
+    threshold: 0.5,
+    meaning: 'rests on the first token, an "attention sink": a head\'s weights must add up to 1, so one with nothing to look for ' +
+      'parks them on the token every query can see, the first, whatever it says. Models keep doing it even when that token is ' +
+      'a plain word, and removing it breaks them',
+    cite: 'Xiao et al. 2023, "Efficient Streaming Language Models with Attention Sinks"',
+  },
   last: { threshold: 0.5, meaning: 'rests on the closing token ([SEP] or </s>)' },
   punctuation: { threshold: 0.5, meaning: 'looks at punctuation marks' },
   broad: { threshold: 0.8, meaning: 'spreads its attention over the whole sentence' },
@@ -30,7 +37,7 @@ const PUNCTUATION = /^[\s\p{P}]*\p{P}[\s\p{P}]*$/u;
  * - previous: A(i, i−1), i ≥ 1; next: A(i, i+1), i < n−1; self: A(i, i). Positional heads (Clark
  *   et al. 2019, "What Does BERT Look At?", §3.1; Voita et al. 2019, "Analyzing Multi-Head
  *   Self-Attention", §4.2).
- * - first: A(i, 0), i ≥ 1. Heads that park attention on [CLS] or the first token (Clark et al.
+ * - sink: A(i, 0), i ≥ 1. Heads that park attention on [CLS] or the first token (Clark et al.
  *   2019, §3.2; Xiao et al. 2023, "Efficient Streaming Language Models with Attention Sinks").
  * - last: A(i, n−1), i < n−1, for models that close the text with a special token ([SEP], </s>):
  *   Clark et al. 2019, §3.2, found [SEP] works as a no-op.
@@ -60,7 +67,7 @@ export function headRoles(result) {
         previous: mean(n, (i) => (i >= 1 ? a[i * n + i - 1] : undefined)),
         next: mean(n, (i) => (i < n - 1 ? a[i * n + i + 1] : undefined)),
         self: mean(n, (i) => a[i * n + i]),
-        first: mean(n, (i) => (i >= 1 ? a[i * n] : undefined)),
+        sink: mean(n, (i) => (i >= 1 ? a[i * n] : undefined)),
         last: causal ? null : mean(n, (i) => (i < n - 1 ? a[i * n + n - 1] : undefined)),
         punctuation: punctuation.includes(true) ? mean(n, (i) => sumOver(a, i, n, (j) => punctuation[j])) : null,
         broad: mean(n, (i) => normalisedEntropy(a, i, n, causal ? i + 1 : n)),

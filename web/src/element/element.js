@@ -16,7 +16,7 @@ import { createModelRegistry } from './model-registry.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../views/export.js';
 import { VIEWS_CSS, palette } from '../views/styles.js';
 import { el } from '../views/dom.js';
-import { attentionLayers, tracedLayer, truncationNote, viewData } from '../views/view-data.js';
+import { attentionLayers, attentionShape, tracedLayer, truncationNote, viewData } from '../views/view-data.js';
 import { VIEWS } from '../views/views.js';
 
 const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height'];
@@ -204,7 +204,9 @@ export class MultiheadView extends HTMLElement {
       const causal = Boolean(result.causal);
       const closing = model.specialTokens.closing !== null; // a cut text keeps it
       // run: the engine's result, kept to compute the four-steps view's layer when it is shown.
-      this.#state.result = { key, source, tokens, unknown, truncated, totalTokens, causal, closing, layers: attentionLayers(result), run: result, traced: null };
+      this.#state.result = {
+        key, source, tokens, unknown, truncated, totalTokens, causal, closing, ...attentionShape(model), layers: attentionLayers(result), run: result, traced: null,
+      };
     }
     this.#draw();
   }

@@ -93,6 +93,11 @@ export interface RunOptions {
    * 1024-token run of Qwen2.5-0.5B (24 layers of 14 heads) would otherwise keep 1.3 GiB.
    */
   maxAttentionBytes?: number;
+  /**
+   * The most tokens the run keeps, from 1 to the model's maxTokens (its default): a longer text is
+   * truncated as the model's limit truncates it, and `truncated` says so.
+   */
+  maxTokens?: number;
 }
 
 /** One of result.predictions(): a token, its id, and the head's probability for it. */

@@ -73,16 +73,17 @@ export class Model {
    * (the result says so); empty text is an error. `options.ablate` lists heads to switch off,
    * [{ layer, head }], each one's output replaced before its layer's output projection as
    * `options.ablation` says: 'zero' (the default; Hugging Face's head_mask) or 'mean' (its mean
-   * over the sentence's positions).
+   * over the sentence's positions). `options.maxTokens` keeps at most that many tokens (at most the
+   * model's maxTokens, its default), truncating as the model's limit does.
    */
   run(text, options = {}) {
     const native = this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
-    const { codes, ablated, ablation, maxAttentionBytes } = checkRunOptions(options, this.numLayers, this.numHeads);
+    const { codes, ablated, ablation, maxAttentionBytes, maxTokens } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens);
     if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
     const encoded = this.#tokenizer.encode(text);
     const total = encoded.ids.length;
-    const keep = Math.min(total, this.maxTokens);
+    const keep = Math.min(total, maxTokens);
     // A text that ends with its tokenizer's closing token (e.g. [SEP]) keeps it when truncated, as
     // the model was trained with it; a text without one (GPT-2's) simply stops.
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
@@ -266,15 +267,16 @@ const MAX_ATTENTION_BYTES = 512 * 2 ** 20;
  * run()'s options, each read once, checked; unknown names are refused. Returns the C++ codes
  * (layers × heads, empty when no head is ablated), the frozen sorted list and the mode.
  */
-function checkRunOptions(options, layers, heads) {
+function checkRunOptions(options, layers, heads, modelMaxTokens) {
   checkObject('run options', options);
-  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, ...rest } = options;
+  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, ...rest } = options;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation and maxAttentionBytes`);
+  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes and maxTokens`);
   if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
   checkInteger('maxAttentionBytes', maxAttentionBytes, 0, Number.MAX_SAFE_INTEGER);
+  checkInteger('maxTokens', maxTokens, 1, modelMaxTokens);
   const checked = checkAblation(ablate, ablation, layers, heads);
-  return { ...checked, maxAttentionBytes };
+  return { ...checked, maxAttentionBytes, maxTokens };
 }
 
 /** run()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */

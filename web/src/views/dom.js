@@ -43,13 +43,33 @@ export function sameAxes(a, b) {
 }
 
 /**
- * The key to the hatched triangle of a causal model's heatmaps, hidden until `show(true)`: the
- * views hatch the cells above the diagonal, and without a key a reader takes them for weights of 0
- * that the model learned, when no token can look at a later one by construction.
+ * The key to the hatched cells of a heatmap, each line hidden until `show` asks for it: a causal
+ * model's triangle above the diagonal (no token can look at a later one, by construction), and a
+ * sliding-window layer's keys beyond its window (a query sees only the `window` latest tokens, itself
+ * included). Without a key a reader takes them for weights of 0 that the model learned.
  */
-export function causalKey() {
-  const key = el('p', 'mh-causal-key');
-  key.append(el('span', 'mh-causal-swatch'), el('span', '', 'Hatched: a later token, which this causal model cannot look at (the causal mask).'));
-  key.hidden = true;
-  return { element: key, show: (causal) => { key.hidden = !causal; } };
+export function maskKey() {
+  const line = (kind, text) => {
+    const key = el('p', `mh-${kind}-key`);
+    const swatch = `mh-${kind}-swatch`;
+    key.append(el('span', swatch), el('span', '', text));
+    key.hidden = true;
+    return key;
+  };
+  const causal = line('causal', 'Hatched: a later token, which this causal model cannot look at (the causal mask).');
+  const window = line('window', '');
+  const element = el('div', 'mh-mask-key');
+  element.append(causal, window);
+  return {
+    element,
+    /** causal: whether to explain the causal triangle; window: the layer's window, or null for full attention. */
+    show({ causal: isCausal = false, window: size = null } = {}) {
+      causal.hidden = !isCausal;
+      window.hidden = size === null;
+      if (size !== null) {
+        window.lastChild.textContent = `Cross-hatched: an earlier token outside this layer's sliding window. Each token sees only the ${size} ` +
+          `latest tokens, itself included; a full-attention layer sees them all.`;
+      }
+    },
+  };
 }

@@ -7,8 +7,11 @@
 // view: a row may carry each head's top role ({ role, score } or null), shown as a badge under
 // its thumbnail and in the hover readout, and which heads are switched off. Given onToggleHead,
 // each badge is a button that switches its head off and on.
+// Query heads that share one key/value head (grouped-query attention: data.kvHeads gives each
+// query head's) are drawn together under a label, and a sliding-window layer (data.window, or a
+// row's window) cross-hatches the keys beyond its window.
 import { createLegend, weightScale } from './colormap.js';
-import { axes, causalKey, el, weightText } from './dom.js';
+import { axes, el, maskKey, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const GAP = 12; // CSS px between cards
@@ -30,8 +33,8 @@ function roleText(top, digits = 3) {
 }
 
 export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
-  // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title }, or { tokens, rows: [{ title, weights,
-  // roles?: ({ role, score } | null) per head, ablated?: boolean per head }], title }
+  // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title, kvHeads?, window? }, or { tokens, rows:
+  // [{ title, weights, roles?: ({ role, score } | null) per head, ablated?: boolean per head, window? }], title, kvHeads? }
   const state = { data: null, cards: [], shape: '', pass: 0 };
   const scale = weightScale();
   root.replaceChildren();
@@ -39,7 +42,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
   const title = el('h3');
   const cards = el('div', 'mh-grid-cards');
   const readout = el('p', 'mh-grid-readout', 'Hover a heatmap to read a weight; choose a head to enlarge it.');
-  const masked = causalKey();
+  const masked = maskKey();
   root.append(title, cards, readout, createLegend(scale), masked.element);
 
   // One card: head `head` of `layer` (a row of the every-layer grid), or of the one layer shown.
@@ -79,13 +82,14 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
 
   /** (Re)builds the cards when the number of layers or heads changes. */
   function build(data) {
-    const shape = data.rows ? `rows ${data.rows.map((r) => r.weights.length)}` : `heads ${data.weights.length}`;
+    const kv = data.kvHeads ?? [];
+    const shape = `${data.rows ? `rows ${data.rows.map((r) => r.weights.length)}` : `heads ${data.weights.length}`} kv ${kv}`;
     if (state.shape === shape) return;
     state.shape = shape;
     if (!data.rows) {
       state.cards = data.weights.map((_, h) => card(h));
       cards.className = 'mh-grid-cards';
-      cards.replaceChildren(...state.cards.map((c) => c.element));
+      cards.replaceChildren(...grouped(state.cards, kv, false));
       return;
     }
     state.cards = [];
@@ -95,23 +99,46 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       group.setAttribute('role', 'group');
       group.setAttribute('aria-label', row.title);
       const line = el('div', 'mh-grid-cards');
-      for (let h = 0; h < row.weights.length; h++) {
-        const c = card(h, l);
-        state.cards.push(c);
-        line.append(c.element);
-      }
+      const rowCards = row.weights.map((_, h) => card(h, l));
+      state.cards.push(...rowCards);
+      line.append(...grouped(rowCards, kv, true));
       group.append(el('h4', '', row.title), line);
       return group;
     }));
   }
 
+  /**
+   * The cards' elements, in groups of the query heads that share a key/value head, each under its
+   * label, when `kv` (each head's key/value head) has fewer of them than heads; else as they are.
+   */
+  function grouped(list, kv, compact) {
+    const kvCount = new Set(kv).size;
+    if (kv.length !== list.length || kvCount === list.length) return list.map((c) => c.element);
+    return [...new Set(kv)].map((k) => {
+      const members = list.filter((c) => kv[c.head] === k);
+      const first = members[0].head + 1, last = members[members.length - 1].head + 1;
+      const heads = first === last ? `head ${first}` : `heads ${first}–${last}`;
+      const group = el('div', 'mh-kv-group');
+      group.setAttribute('role', 'group');
+      const label = compact ? `KV ${k + 1}` : `${heads} share key/value head ${k + 1}`;
+      group.setAttribute('aria-label', `Query ${heads}, which share key/value head ${k + 1}`);
+      const cardsOfGroup = el('div', 'mh-grid-cards');
+      cardsOfGroup.append(...members.map((c) => c.element));
+      group.append(el('span', 'mh-kv-label', label), cardsOfGroup);
+      if (compact) group.title = `Query ${heads} share key/value head ${k + 1}`;
+      return group;
+    });
+  }
+
   function update(data) {
     state.data = data;
     title.textContent = data.title ?? '';
-    masked.show(Boolean(data.causal));
+    masked.show({ causal: Boolean(data.causal), window: data.window ?? data.rows?.find((r) => r.window != null)?.window ?? null });
     build(data);
     const { queries, keys } = axes(data);
-    const width = Math.max(120, root.clientWidth);
+    const groups = new Set(data.kvHeads ?? []).size;
+    // Each group of query heads sharing a key/value head takes a border and padding of its own.
+    const width = Math.max(120, root.clientWidth - (groups > 1 ? groups * 14 : 0));
     let side;
     if (data.rows) {
       // Every head of a layer on one line where they fit (12 across from about 900 px).
@@ -132,8 +159,9 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     }
     drawCards(state.cards, ({ matrix, shown, head, layer }) => {
       const weights = (layer === null ? data.weights : data.rows[layer].weights)[head];
+      const window = (layer === null ? data.window : data.rows[layer].window) ?? null;
       matrix.draw(weights, queries.length, keys.length, scale,
-        { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), queryOffset: data.queryOffset ?? 0 });
+        { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window, queryOffset: data.queryOffset ?? 0 });
       shown.axes = axes(data);
     });
   }
@@ -204,5 +232,10 @@ button.mh-role-badge:hover { border-color: var(--mh-accent, #0072b2); }
 button.mh-role-badge:focus-visible { outline: 2px solid var(--mh-accent, #0072b2); outline-offset: 1px; }
 .mh-off .mh-grid-card canvas { opacity: 0.3; }
 .mh-off .mh-role-badge { border-color: #d55e00; color: #d55e00; }
+.mh-kv-group { display: flex; flex-direction: column; gap: 4px; padding: 4px 6px 6px; border: 1px dashed var(--mh-border, #ccc);
+  border-radius: 8px; }
+.mh-kv-label { font-size: 12px; color: var(--mh-muted, #666); }
+.mh-grid-layers .mh-kv-group { padding: 1px 3px 3px; gap: 1px; }
+.mh-grid-layers .mh-kv-label { font-size: 10px; }
 .mh-grid-readout { font-family: var(--mh-font-mono, ui-monospace, monospace); font-size: 13px; min-height: 1.4em; }
 `;

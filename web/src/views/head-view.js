@@ -8,7 +8,7 @@
 // With { timing: true } it records each hover's time to paint as a 'mh-hover-to-paint'
 // performance measure (the e2e test reads them; the page leaves it off so entries do not pile up).
 import { createLegend, weightScale } from './colormap.js';
-import { axes, causalKey, el, sameAxes, tokenLabel, weightText } from './dom.js';
+import { axes, el, maskKey, sameAxes, tokenLabel, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
 
 const LABEL_WIDTH = 84; // CSS px for the query labels down the left
@@ -16,7 +16,8 @@ const MIN_LABEL_CELL = 7; // CSS px: smaller cells get no axis text (hover still
 
 export function createHeadView(root, { onSelect = () => {}, onSelectCell = () => {}, timing = false } = {}) {
   const state = {
-    data: null, // { tokens, unknown, keyTokens?, keyUnknown?, weights (nQueries × nKeys), title, causal, queryOffset? }
+    // { tokens, unknown, keyTokens?, keyUnknown?, weights (nQueries × nKeys), title, causal, queryOffset?, window?, shared? }
+    data: null,
     hover: null, // { row, col } under the pointer
     focus: null, // { row, col } moved by the keyboard
     pinned: null, // pinned query row, or null
@@ -139,10 +140,12 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
     }
     state.data = data;
     dom.title.textContent = data.title ?? '';
-    dom.masked.show(Boolean(data.causal));
+    dom.shared.textContent = data.shared ?? '';
+    dom.shared.hidden = !data.shared;
+    dom.masked.show({ causal: Boolean(data.causal), window: data.window ?? null });
     const side = Math.max(40, Math.min(560, root.clientWidth - LABEL_WIDTH - 8));
     matrix.draw(data.weights, queries.length, keys.length, scale,
-      { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), queryOffset: data.queryOffset ?? 0 });
+      { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window: data.window ?? null, queryOffset: data.queryOffset ?? 0 });
     matrix.element.setAttribute('aria-label',
       `${data.title ?? 'attention'}: ${queries.length} × ${keys.length} weights. Arrow keys move between cells, Enter pins a row.`);
     renderLabels(dom, axes(data), matrix.cellWidth, pin, () => state.pinned);
@@ -166,6 +169,8 @@ function build(root, matrix, scale) {
   root.replaceChildren();
   root.classList.add('mh-head');
   const title = el('h3', 'mh-head-title');
+  const shared = el('p', 'mh-head-shared'); // grouped-query attention: the heads this one shares its keys and values with
+  shared.hidden = true;
   const keys = el('div', 'mh-head-keys');
   keys.setAttribute('aria-label', 'keys');
   const queries = el('div', 'mh-head-queries');
@@ -180,9 +185,9 @@ function build(root, matrix, scale) {
   const grid = el('div', 'mh-head-grid');
   const corner = el('div', 'mh-head-corner', 'query ↓ key →');
   grid.append(corner, keys, queries, plot);
-  const masked = causalKey();
-  root.append(title, grid, createLegend(scale), masked.element, live);
-  return { title, keys, queries, plot, tooltip, live, masked };
+  const masked = maskKey();
+  root.append(title, shared, grid, createLegend(scale), masked.element, live);
+  return { title, shared, keys, queries, plot, tooltip, live, masked };
 }
 
 function renderLabels(dom, { queries, queryUnknown, keys, keyUnknown }, cell, pin, pinned) {
@@ -209,6 +214,8 @@ function renderLabels(dom, { queries, queryUnknown, keys, keyUnknown }, cell, pi
 }
 
 export const HEAD_CSS = `
+.mh-head-shared { margin: 0 0 8px; font-size: 13px; color: var(--mh-muted, #666); }
+.mh-head-shared[hidden] { display: none; }
 .mh-head-grid { display: grid; grid-template-columns: ${LABEL_WIDTH}px auto; align-items: end; }
 .mh-head-corner { font-size: 11px; color: var(--mh-muted, #666); align-self: end; padding: 0 4px 4px 0; text-align: right; }
 .mh-head-keys { display: flex; align-items: flex-end; height: 84px; overflow: hidden; }

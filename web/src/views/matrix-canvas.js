@@ -3,7 +3,8 @@
 // Keeping marks on their own canvas is what keeps hovering cheap at 512 × 512: a mark repaints a
 // few rectangles, never the matrix. It handles no events; views ask cellAt() and call mark().
 // A causal model's attention is zero above the diagonal by construction, not by what it learned:
-// { causal: true } hatches that triangle, so it does not read as "looks at nothing there".
+// { causal: true } hatches that triangle, so it does not read as "looks at nothing there". A
+// sliding-window layer's keys beyond the window are zero by construction too: { window } cross-hatches them.
 import { formatNumber, matrixImage, textColorOn } from './colormap.js';
 
 const MIN_NUMBER_CELL = 26; // CSS px: below this, numbers in cells would not fit
@@ -32,9 +33,10 @@ export class MatrixCanvas {
 
   /**
    * Draws a (rows × cols) row-major matrix on `scale`; `sizes` overrides the constructor's sizes;
-   * `causal` hatches the masked cells above the diagonal.
+   * `causal` hatches the masked cells above the diagonal; `window` (the number of latest keys a
+   * query sees, or null) cross-hatches the keys before it.
    */
-  draw(values, rows, cols, scale, { causal = false, queryOffset = 0, ...sizes } = {}) {
+  draw(values, rows, cols, scale, { causal = false, window = null, queryOffset = 0, ...sizes } = {}) {
     const { maxWidth, maxHeight, maxCell, square, numbers } = { ...this.options, ...sizes };
     let w = Math.min(maxCell, maxWidth / cols);
     let h = Math.min(maxCell, maxHeight / rows);
@@ -54,16 +56,17 @@ export class MatrixCanvas {
     const ctx = this.base.getContext('2d');
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(pixels, 0, 0, this.base.width, this.base.height);
-    if (causal) this.#hatchMasked(ctx, dpr);
+    if (causal) this.#hatch(ctx, dpr, false, (r) => [Math.min(cols, queryOffset + r + 1), cols]);
+    if (window !== null) this.#hatch(ctx, dpr, true, (r) => [0, Math.max(0, Math.min(cols, queryOffset + r - window + 1))]);
     if (numbers && w >= MIN_NUMBER_CELL && h >= MIN_NUMBER_CELL * 0.6) this.#drawNumbers(ctx, dpr);
     this.mark({});
   }
 
-  // The cells a causal mask hides, (r, c > queryOffset + r) (query r is at position queryOffset + r,
-  // key c at c), as one path of a rectangle per row, filled with a grey diagonal hatch: one fill at
-  // any size.
-  #hatchMasked(ctx, dpr) {
-    const { rows, cols, cellWidth: w, cellHeight: h, queryOffset } = this;
+  // Hatches the cells [from, to) of each row r that `span(r)` gives, as one path of a rectangle per
+  // row filled with a grey diagonal hatch (crossed with `cross`): one fill at any size. A causal
+  // mask hides (r, c > queryOffset + r): query r is at position queryOffset + r, key c at c.
+  #hatch(ctx, dpr, cross, span) {
+    const { rows, cellWidth: w, cellHeight: h } = this;
     const tile = new OffscreenCanvas(6, 6);
     const t = tile.getContext('2d');
     t.strokeStyle = 'rgb(128 128 128 / 0.55)';
@@ -71,13 +74,17 @@ export class MatrixCanvas {
     t.beginPath();
     t.moveTo(0, 6);
     t.lineTo(6, 0);
+    if (cross) {
+      t.moveTo(0, 0);
+      t.lineTo(6, 6);
+    }
     t.stroke();
     ctx.save();
     ctx.scale(dpr, dpr);
     ctx.beginPath();
     for (let r = 0; r < rows; r++) {
-      const first = Math.min(cols, queryOffset + r + 1);
-      if (first < cols) ctx.rect(first * w, r * h, (cols - first) * w, h);
+      const [from, to] = span(r);
+      if (from < to) ctx.rect(from * w, r * h, (to - from) * w, h);
     }
     ctx.fillStyle = ctx.createPattern(tile, 'repeat');
     ctx.fill();

@@ -17,10 +17,13 @@ const BASE_CSS = `
   color: var(--mh-muted, #666); }
 .mh-legend canvas { width: 160px; height: 10px; image-rendering: pixelated; }
 .mh-legend-ticks { display: flex; justify-content: space-between; width: 160px; }
-.mh-causal-key { display: flex; align-items: center; gap: 6px; margin: 0 0 8px; font-size: 12px; color: var(--mh-muted, #666); }
-.mh-causal-key[hidden] { display: none; }
+.mh-causal-key, .mh-window-key { display: flex; align-items: center; gap: 6px; margin: 0 0 8px; font-size: 12px; color: var(--mh-muted, #666); }
+.mh-causal-key[hidden], .mh-window-key[hidden] { display: none; }
 .mh-causal-swatch { flex: none; width: 14px; height: 14px; border: 1px solid var(--mh-border, #ccc);
   background: repeating-linear-gradient(-45deg, rgb(128 128 128 / 0.55) 0 1.5px, transparent 1.5px 4.2px); }
+.mh-window-swatch { flex: none; width: 14px; height: 14px; border: 1px solid var(--mh-border, #ccc);
+  background: repeating-linear-gradient(45deg, rgb(128 128 128 / 0.55) 0 1.5px, transparent 1.5px 4.2px),
+    repeating-linear-gradient(-45deg, rgb(128 128 128 / 0.55) 0 1.5px, transparent 1.5px 4.2px); }
 .mh-token { font-family: var(--mh-font-mono, ui-monospace, monospace); }
 .mh-unknown { text-decoration: underline dashed; text-underline-offset: 2px; font-style: italic; }
 .mh-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }

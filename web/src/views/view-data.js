@@ -34,6 +34,18 @@ export function attentionLayers(result) {
   }));
 }
 
+/**
+ * What the views draw of a model's shape: `kvHeads`, the key/value head each query head reads
+ * (grouped-query attention), and `windows`, each layer's sliding window (null: full attention).
+ */
+export function attentionShape(model) {
+  const group = model.numHeads / model.numKeyValueHeads;
+  return {
+    kvHeads: Array.from({ length: model.numHeads }, (_, h) => Math.floor(h / group)),
+    windows: Array.from({ length: model.numLayers }, (_, l) => model.attentionWindow(l)),
+  };
+}
+
 /** Layer `layer` of a model.run() result with all its matrices (the engine computes them now). */
 export function tracedLayer(result, layer) {
   return layerMatrices(result.trace(layer), result.layerInput(layer));
@@ -55,30 +67,42 @@ function runOfLayers({ tokens, causal }, layers) {
  * 'all': every layer's heads, the model view, with each head's top role from `roles` (a list of
  * { layer, head, top }) and the heads in `ablated` ([{ layer, head }]) marked as switched off.
  * 'average' is the layer's mean over heads; 'rollout' is attention rollout up to that layer.
- * `result.causal` marks a causal model's masked triangle.
+ * `result.causal` marks a causal model's masked triangle, `result.windows` (per layer: the keys a
+ * query sees, or null for full attention) a sliding window's, and `result.kvHeads` (per query head,
+ * the key/value head it reads) groups the heads that share one.
  */
 export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [] } = {}) {
   const { tokens, unknown } = result;
   const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
+  const windows = result.windows ?? [];
+  const kvHeads = result.kvHeads ?? null;
+  const windowOf = (l) => windows[l] ?? null;
   if (index === 'all') {
     if (view !== 'grid') throw new RangeError(`only the grid view shows every layer, not the ${view} view`);
     const off = new Set(ablated.map(({ layer, head: h }) => `${layer}.${h}`));
+    const sliding = windows.some((w) => w !== null);
     const rows = result.layers.map((l, i) => ({
-      title: `Layer ${i + 1}`,
+      // A model with sliding-window layers says of each layer whether it slides or sees every key.
+      title: `Layer ${i + 1}${sliding ? windowOf(i) === null ? ' · full' : ` · window ${windowOf(i)}` : ''}`,
       weights: l.weights,
+      window: windowOf(i),
       roles: roles ? l.weights.map((_, h) => roles.find((r) => r.layer === i && r.head === h)?.top ?? null) : undefined,
       ablated: l.weights.map((_, h) => off.has(`${i}.${h}`)),
     }));
-    return { tokens, unknown, rows, title: 'Every layer', causal };
+    return { tokens, unknown, rows, title: 'Every layer', causal, kvHeads };
   }
   const layer = result.layers[index];
   const where = toy ? 'Toy layer' : `Layer ${index + 1}`;
   const heads = head === 'all' ? layer.weights.map((_, h) => h) : [head].flat();
+  const window = toy ? null : windowOf(index);
   switch (view) {
     case 'grid':
-      return { tokens, unknown, weights: layer.weights, title: where, causal };
+      return { tokens, unknown, weights: layer.weights, title: where, causal, window, kvHeads: toy ? null : kvHeads };
     case 'head':
-      return { tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal };
+      return {
+        tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal, window,
+        shared: toy ? null : sharedText(kvHeads, heads[0]),
+      };
     case 'average':
       return { tokens, unknown, weights: averageHeads(runOfLayers(result, result.layers), index), title: `${where}, the average of its heads`, causal };
     case 'rollout':
@@ -100,12 +124,28 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
 }
 
 /**
+ * Which heads query head `head` shares its keys and values with (grouped-query attention), as a
+ * sentence, or null when it has a key/value head of its own.
+ */
+export function sharedText(kvHeads, head) {
+  if (!kvHeads) return null;
+  const kv = kvHeads[head];
+  const others = kvHeads.flatMap((k, h) => (k === kv && h !== head ? [h + 1] : []));
+  if (others.length === 0) return null;
+  const list = others.length === 1 ? `${others[0]}` : `${others.slice(0, -1).join(', ')} and ${others[others.length - 1]}`;
+  return `Head ${head + 1} shares key/value head ${kv + 1} with head${others.length === 1 ? '' : 's'} ${list}: the same keys and values, ` +
+    'each head with queries of its own (grouped-query attention).';
+}
+
+/**
  * What a truncated result ({ tokens, totalTokens, closing }) shows, as a note above the view: a
  * run whose tokenizer ends texts with a closing token ([SEP], </s>; `closing` true) keeps it, a
- * text without one simply stops.
+ * text without one simply stops. `capped`: the limit was the page's (it runs at most 1024 tokens of a
+ * model that takes more), not the model's.
  */
-export function truncationNote({ tokens, totalTokens, closing }) {
+export function truncationNote({ tokens, totalTokens, closing }, capped = false) {
   const n = tokens.length;
   const kept = closing ? `${n - 1} and the closing ${tokens[n - 1]}` : `${n}`;
-  return `This text has ${totalTokens} tokens, more than the model's ${n}: only the first ${kept} are shown.`;
+  const limit = capped ? `the ${n} this page runs at once` : `the model's ${n}`;
+  return `This text has ${totalTokens} tokens, more than ${limit}: only the first ${kept} are shown.`;
 }
