@@ -21,8 +21,9 @@ add ablation.u8 (L, H): 0 for a head left on, 1 zeroed, 2 replaced by its mean. 
 float32 forward lands from float64, as a guide for tolerances. Fixed seeds: two runs write
 byte-identical files.
 
-With --size it writes one real-size random F32 checkpoint (bert-base: BertForPreTraining layout
-of bert-base-uncased; gpt2: GPT2LMHeadModel layout of gpt2) to --out (default
+With --size it writes one real-size random checkpoint (bert-base: BertForPreTraining layout
+of bert-base-uncased, F32; gpt2: GPT2LMHeadModel layout of gpt2, F32; smollm2-135m, qwen2.5-0.5b and
+gemma3-270m: those models' shapes and configs, BF16) to --out (default
 build/checkpoints/<size>/), streaming one tensor at a time, with a tokenizer.json padded to
 exactly vocab_size entries and no cases. Those are for manual and e2e size tests; never commit
 them.
@@ -770,8 +771,19 @@ REAL_SIZES = {
                             CHECKPOINTS[0].layout, False, ()),
     "gpt2": Checkpoint("gpt2", "gpt2", "GPT2LMHeadModel", 768, 12, 12, 3072, 1024, "F32", True,
                        CHECKPOINTS[4].layout, False, ()),
+    # The LLMs' real shapes and configs, BF16 as the Hub has them: for the page at scale and the bench.
+    "smollm2-135m": Checkpoint("smollm2-135m", "llama", "LlamaForCausalLM", 576, 30, 9, 1536, 8192, "BF16", False,
+                               Layout("model."), True, (), kv_heads=3, head_dim=64,
+                               config={"tie_word_embeddings": True, "rope_theta": 100000.0}),
+    "qwen2.5-0.5b": Checkpoint("qwen2.5-0.5b", "qwen2", "Qwen2ForCausalLM", 896, 24, 14, 4864, 32768, "BF16", False,
+                               Layout("model."), True, (), kv_heads=2, head_dim=64,
+                               config={"tie_word_embeddings": True, "rope_theta": 1000000.0}),
+    "gemma3-270m": Checkpoint("gemma3-270m", "gemma3_text", "Gemma3ForCausalLM", 640, 18, 4, 2048, 32768, "BF16", False,
+                              Layout("model."), True, (), kv_heads=1, head_dim=256,
+                              config={"tie_word_embeddings": True, "sliding_window": 512, "sliding_window_pattern": 6,
+                                      "query_pre_attn_scalar": 256}),
 }
-REAL_VOCAB = {"bert": 30522, "gpt2": 50257}
+REAL_VOCAB = {"bert": 30522, "gpt2": 50257, "llama": 49152, "qwen2": 151936, "gemma3_text": 262144}
 
 
 def tokenizer_for(family, pad_to=None):

@@ -14,6 +14,7 @@
 
 #include "multihead/attention.h"
 #include "multihead/model.h"
+#include "multihead/rope.h"
 #include "multihead/model_loader.h"
 #include "multihead/parallel.h"
 #include "multihead/safetensors.h"
@@ -162,6 +163,22 @@ val config_object(const ModelConfig& c, bool has_lm_head) {
   val windows = val::array();
   for (int l = 0; l < c.num_hidden_layers; ++l) windows.call<void>("push", c.window(l));
   out.set("windows", windows);
+  // Per layer, the RoPE it applies: how many leading dimensions of each head rotate, and their
+  // frequencies (radians per position, one per pair); null where positions are not rotary.
+  val rotations = val::array();
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    if (c.architecture->positions != Positions::rotary) {
+      rotations.call<void>("push", val::null());
+      continue;
+    }
+    val rotation = val::object();
+    rotation.set("dimensions", c.rope_of(l).rotary_dim);
+    val frequencies = val::array();
+    for (double f : rope_inv_freq(c.rope_of(l))) frequencies.call<void>("push", f);
+    rotation.set("frequencies", frequencies);
+    rotations.call<void>("push", rotation);
+  }
+  out.set("rotations", rotations);
   out.set("maxPositions", c.max_tokens());
   out.set("causal", c.architecture->mask == Mask::causal);
   out.set("hasLmHead", has_lm_head);

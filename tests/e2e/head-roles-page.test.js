@@ -324,7 +324,7 @@ test('downloads: the model view as PNG and SVG with its badges and switched-off 
   const csv = await fetch('#roles-csv');
   expect(csv.name).toBe('multihead-head-roles.csv');
   const lines = csv.bytes.toString('utf8').split('\r\n');
-  expect(lines[0]).toBe('layer,head,top role,top score,previous,next,self,first,last,punctuation,broad,duplicate,induction');
+  expect(lines[0]).toBe('layer,head,top role,top score,previous,next,self,sink,last,punctuation,broad,duplicate,induction');
   expect(lines).toHaveLength(8 + 2);
   expect(lines[5].split(',').slice(0, 4)).toEqual(['2', '1', 'induction', ablatedRoles[4].top.score.toFixed(4)]);
   const json = JSON.parse((await fetch('#roles-json')).bytes.toString('utf8'));

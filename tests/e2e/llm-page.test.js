@@ -64,6 +64,26 @@ test('grouped-query attention: the grid groups the query heads of each key/value
   expect(problems).toEqual([]);
 }, 90000);
 
+test('four steps: each head\'s Q and K before and after RoPE, which dimensions turn and how fast, and K and V shared', async () => {
+  const { page, problems } = await open('model=HuggingFaceTB/SmolLM2-135M&view=steps&layer=1');
+  await drawn(page);
+  const step2 = page.locator('#view .mh-step-2');
+  await expect(step2.locator('.mh-step-text').textContent()).resolves.toContain('Then RoPE turns each query and key by its position: ' +
+    'the first 8 of each head\'s 8 dimensions rotate in pairs (i, i + 4), pair i by position × θᵢ radians, from θ₀ = 1.00 ' +
+    '(a full turn every 6.3 tokens) down to θ₃ = 0.00100 (one every 6,283)');
+  const head5 = await step2.locator('.mh-head').nth(4).locator('figcaption').allTextContents();
+  expect(head5.map((t) => t.replace(/\s*\d+ × \d+$/, ''))).toEqual(['Q₅ queries before RoPE', 'Q₅ queries, rotated',
+    'K₂ keys before RoPE, shared by heads 4–6', 'K₂ keys, rotated, shared by heads 4–6', 'V₂ values, shared by heads 4–6']);
+  await screenshot(page, 'llm-four-steps');
+  // Pythia turns a quarter of each head; the rest pass through.
+  await page.goto(`${pageServer.url}?hub=${encodeURIComponent(hub.url)}#sentence=${encodeURIComponent(SENTENCE)}&model=EleutherAI/pythia-70m&view=steps`);
+  await page.waitForFunction(() => document.querySelector('#model-status').textContent.startsWith('EleutherAI'));
+  await drawn(page);
+  await expect(page.locator('#view .mh-step-2 .mh-step-text').textContent()).resolves
+    .toMatch(/the first 8 of each head's 32 dimensions rotate in pairs \(i, i \+ 4\).*; the other 24 pass through unturned\./);
+  expect(problems).toEqual([]);
+}, 90000);
+
 /** Whether the head view's cell (row, col) is one flat colour (a weight) or holds the hatch's lines too. */
 function cellColours(page, row, col) {
   return page.evaluate(([r, c]) => {

@@ -286,7 +286,7 @@ test('the toy layer shares key/value heads between query heads, as the engine do
 
   await choose(page, 'Four steps');
   const captions = await page.locator('.mh-steps .mh-fig-k figcaption').evaluateAll((c) => c.map((e) => e.firstChild.textContent.trim()));
-  expect(captions).toEqual(['K₁ keys', 'K₁ keys', 'K₂ keys', 'K₂ keys']);
+  expect(captions).toEqual(['K₁ keys, shared by heads 1–2', 'K₁ keys, shared by heads 1–2', 'K₂ keys, shared by heads 3–4', 'K₂ keys, shared by heads 3–4']);
   await expect(page.locator('.mh-step-2 .mh-step-text').textContent()).resolves.toContain('K and V have only 2 heads, each shared by 2 query heads');
   await choose(page, 'One head');
   await page.selectOption('#head', { value: '3' });

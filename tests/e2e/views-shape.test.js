@@ -146,7 +146,8 @@ test('the four steps draw K and V with a row per key, the weights 2 × 6, and th
   }, { layer, common: common() });
   expect(out.q).toEqual(['Q₁ queries 2 × 4', 'Q₂ queries 2 × 4', 'Q₃ queries 2 × 4', 'Q₄ queries 2 × 4']);
   // Query heads 1 and 2 share key/value head 1; 3 and 4 share head 2.
-  expect(out.k).toEqual(['K₁ keys 6 × 4', 'K₁ keys 6 × 4', 'K₂ keys 6 × 4', 'K₂ keys 6 × 4']);
+  expect(out.k).toEqual(['K₁ keys, shared by heads 1–2 6 × 4', 'K₁ keys, shared by heads 1–2 6 × 4', 'K₂ keys, shared by heads 3–4 6 × 4',
+    'K₂ keys, shared by heads 3–4 6 × 4']);
   expect(out.weights).toEqual(Array(4).fill(0).map((_, h) => `A${'₁₂₃₄'[h]} weights 2 × 6`));
   expect(out.concat).toEqual([`concat (heads 1–4 side by side) 2 × ${HEADS * HEAD_DIM}`]);
   expect(out.output).toEqual([`output (concat · Wₒ + bₒ) 2 × ${D}`]);

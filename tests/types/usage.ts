@@ -46,11 +46,13 @@ const gpt2 = await engine.loadModel('gpt2', {
 const architecture: 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text' =
   gpt2.architecture;
 // A grouped-query model with sliding windows and RoPE: its shape, each layer's window, the queries
-// and keys before and after the rotation, and a bound on the attention a run keeps.
+// and keys before and after the rotation, its RoPE, and bounds on the attention a run keeps and its tokens.
 const gemma = await engine.loadModel('unsloth/gemma-3-270m');
 const heads: number[] = [gemma.numHeads, gemma.numKeyValueHeads, gemma.headDim];
 const window: number | null = gemma.attentionWindow(0);
-const long = gemma.run('Once upon a time', { maxAttentionBytes: 64 * 2 ** 20 });
+const long = gemma.run('Once upon a time', { maxAttentionBytes: 64 * 2 ** 20, maxTokens: 1024 });
+const rope = gemma.rotation(0);
+if (rope) console.log(rope.dimensions, rope.frequencies[0].toFixed(3));
 const kept: number = long.keptLayers;
 const rotated: Float32Array[] = [long.trace(0).queriesBeforeRotation(0), long.trace(0).keysBeforeRotation(3), long.trace(0).queries(0)];
 console.log(heads, window, kept, rotated, long.trace(0).kvHead(3));

@@ -10,6 +10,7 @@
 import { patched } from './state/store.js';
 import { BUILTIN_MODEL, ModelName, modelName, modelRevision, modelSource } from './state/model-choice.js';
 import { answerFits, inputsKey, modelToLoad, needed } from './state/needed.js';
+import { summaryKey } from '../src/views/view-data.js';
 import { LimitedWorker, Stopped, timeLimit } from './worker/limited-worker.js';
 
 /** @typedef {import('./worker/messages.js').ModelInfo} ModelInfo */
@@ -117,9 +118,9 @@ export function session(slice = SESSION, action, state) {
 }
 
 const RESULT = Object.freeze({
-  // { key, tokens, unknown, truncated, totalTokens, causal, hasLmHead, kvHeads, windows, layers, traced, roles,
-  // changes, ablated, predictions (masked LM), nextTokens (causal LM: position → list), summary }
-  // for the inputs of `key`, or null
+  // { key, tokens, unknown, truncated, totalTokens, causal, hasLmHead, kvHeads, windows, layers (those
+  // asked for, by index), overview, summaries (summaryKey → matrix), traced, roles, changes, ablated,
+  // predictions (masked LM), nextTokens (causal LM: position → list), summary } for the inputs of `key`, or null
   run: null,
   measured: new Map(), // modelKey → measureHeadRoles' result (with relationMeanings)
 });
@@ -156,13 +157,17 @@ export function merged(run, answer, asked) {
   // hovering back over a token asks the worker nothing.
   // The same inputs keep their token arrays, so the token list keeps its buttons (and their focus).
   const r = fresh ? {
-    key: asked.key, layers: [], traced: null, nextTokens: new Map(),
+    key: asked.key, layers: [], overview: null, summaries: new Map(), traced: null, nextTokens: new Map(),
     tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
     // The toy layer's own mask, not the model's, is what its matrices show.
     causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
     kvHeads: answer.kvHeads ?? null, windows: answer.windows ?? null,
+    roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated,
   } : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
-  if (answer.layers) Object.assign(r, { layers: answer.layers, roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
+  // A layer traced already holds its weights, with the rest of its matrices.
+  for (const { layer, ...weights } of answer.layers ?? []) if (r.traced !== layer) r.layers[layer] = weights;
+  if (answer.overview) r.overview = answer.overview;
+  if (answer.summary) r.summaries = new Map(r.summaries).set(summaryKey(answer.summary.kind, answer.summary.layer), answer.summary.weights);
   if (answer.trace) {
     const { layer, ...matrices } = answer.trace;
     // One full layer at a time: the one before goes back to its weights.

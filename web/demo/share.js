@@ -92,11 +92,14 @@ function figure(result, view, layer, head) {
   return { tokens: result.tokens, weights, heads, title: `Layer ${layer + 1}` };
 }
 
-/** The model view (layer 'all') as modelPng and modelSvg take it, with each head's badge and switch. */
+/**
+ * The model view (layer 'all') as modelPng and modelSvg take it, with each head's badge and switch:
+ * its thumbnails as the view draws them (pooled into blocks of tokens on a long text).
+ */
 function modelFigure(result, roles, ablated) {
   const grid = viewData('grid', result, 'all', { roles, ablated });
   return {
-    tokens: result.tokens, layers: result.layers, title: 'Every layer',
+    tokens: grid.tokens, layers: grid.rows, title: grid.title,
     badges: grid.rows.map((row) => row.weights.map((_, h) => (row.roles?.[h] ? `${row.roles[h].role} ${row.roles[h].score.toFixed(2)}` : null))),
     ablated: grid.rows.map((row) => row.ablated),
   };
@@ -104,13 +107,17 @@ function modelFigure(result, roles, ablated) {
 
 /**
  * Downloads the result as 'png', 'svg' or 'json'. `layer` 'all' is the model view, drawn with
- * each head's top role from `roles` and the heads in `ablated` marked.
+ * each head's top role from `roles` and the heads in `ablated` marked. `numLayers`: the model's.
  */
-export async function download(kind, result, { view, layer, head, roles = null, ablated = [] }) {
+export async function download(kind, result, { view, layer, head, numLayers, roles = null, ablated = [] }) {
   let blob;
   if (kind === 'json') {
-    const { tokens, unknown, layers } = result;
-    blob = new Blob([attentionJson({ tokens, unknown, layers })], { type: 'application/json' });
+    // Every layer, or on a long text the layers the page was sent: the ones it has shown.
+    const { tokens, unknown } = result;
+    const held = result.layers.flatMap((l, i) => (l ? [i] : []));
+    const every = held.length === numLayers;
+    const layers = held.map((i) => result.layers[i]);
+    blob = new Blob([attentionJson({ tokens, unknown, layers, layerNumbers: every ? undefined : held.map((i) => i + 1) })], { type: 'application/json' });
   } else if (layer === 'all') {
     const input = modelFigure(result, roles, ablated);
     blob = kind === 'svg' ? new Blob([await modelSvg(input)], { type: 'image/svg+xml' }) : await modelPng(input);

@@ -21,14 +21,20 @@ function page({ sentence = 'The cat sat.', hash = '', info = BERT } = {}) {
   return store;
 }
 
-/** What the worker would answer to `asked`: tokens from the text's words, weights per layer if asked. */
-function answer(asked, { layers = 4, ms = 5 } = {}) {
+/**
+ * What the worker would answer to `asked`: tokens from the text's words; every layer's weights for
+ * fresh inputs when `fit` (as the worker sends them while they fit ALL_LAYERS_BYTES), else those asked.
+ */
+function answer(asked, { layers = 4, ms = 5, fit = true } = {}) {
   const tokens = asked.text.trim().split(/\s+/);
   const n = tokens.length;
+  const sent = asked.fresh && fit && !asked.toy ? Array.from({ length: layers }, (_, l) => l) : asked.layers;
   return {
     type: 'result', id: 1, tokens, unknown: tokens.map(() => false), truncated: false, totalTokens: n, causal: false, hasLmHead: true,
     ablated: asked.ablate ?? [], ablation: null, ms,
-    ...(asked.weights ? { layers: Array.from({ length: layers }, () => ({ numHeads: 4, weights: [new Float32Array(n * n)] })) } : {}),
+    ...(sent.length ? { layers: sent.map((layer) => ({ layer, numHeads: 4, weights: [new Float32Array(n * n)] })) } : {}),
+    ...(asked.overview ? { overview: { block: 1, labels: tokens, layers: Array.from({ length: layers }, () => ({ weights: [new Float32Array(n * n)] })) } } : {}),
+    ...(asked.summary ? { summary: { ...asked.summary, weights: new Float32Array(n * n) } } : {}),
     ...(asked.trace !== null ? { trace: { layer: asked.trace, numHeads: 4, weights: [] } } : {}),
   };
 }
@@ -73,11 +79,43 @@ describe('needed(): what the page asks the worker for', () => {
   test('new inputs ask for every layer\'s weights; the answer holds all the grid needs', () => {
     const store = page();
     const asked = send(store);
-    expect(asked).toMatchObject({ text: 'The cat sat.', weights: true, trace: null, toy: null, roles: true, ablate: [] });
+    expect(asked).toMatchObject({ text: 'The cat sat.', fresh: true, layers: [1], overview: false, summary: null, trace: null, toy: null, ablate: [] });
     expect(pageStatus(store.state).phase).toBe('busy');
     store.dispatch({ type: 'answered', asked, answer: answer(asked) });
     expect(needed(store.state)).toBeNull();
     expect(pageStatus(store.state)).toEqual({ phase: 'ready', text: '3 tokens, computed in 5.0 ms.' });
+  });
+
+  test('a long text whose layers do not all fit: each view asks for what it draws, once', () => {
+    const store = page();
+    const first = send(store);
+    store.dispatch({ type: 'answered', asked: first, answer: answer(first, { fit: false }) });
+    expect(store.state.result.run.layers.flatMap((l, i) => (l ? [i] : []))).toEqual([1]);
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'layer', value: 2 });
+    const other = needed(store.state);
+    expect(other).toMatchObject({ fresh: false, layers: [2], overview: false, summary: null, trace: null });
+    store.dispatch({ type: 'sent', id: 2, asked: other });
+    store.dispatch({ type: 'answered', asked: other, answer: answer(other, { fit: false }) });
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'layer', value: 'all' });
+    expect(needed(store.state)).toMatchObject({ layers: [], overview: true });
+    const overview = send(store);
+    store.dispatch({ type: 'answered', asked: overview, answer: answer(overview, { fit: false }) });
+    expect(needed(store.state)).toBeNull();
+    store.dispatch({ type: 'view', value: 'rollout' });
+    store.dispatch({ type: 'layer', value: 3 });
+    expect(needed(store.state)).toMatchObject({ layers: [], overview: false, summary: { kind: 'rollout', layer: 3 } });
+    const rolled = send(store);
+    store.dispatch({ type: 'answered', asked: rolled, answer: answer(rolled, { fit: false }) });
+    expect(needed(store.state)).toBeNull();
+    expect(store.state.result.run.summaries.has('rollout 3')).toBe(true);
+    store.dispatch({ type: 'view', value: 'average' });
+    expect(needed(store.state)).toMatchObject({ layers: [], summary: { kind: 'average', layer: 3 } }); // computed in the worker too
+    const averaged = send(store);
+    store.dispatch({ type: 'answered', asked: averaged, answer: answer(averaged, { fit: false }) });
+    store.dispatch({ type: 'view', value: 'rollout' });
+    expect(needed(store.state)).toBeNull();
   });
 
   test('the four-steps view asks for its layer\'s trace only, and again for another layer', () => {
@@ -86,12 +124,12 @@ describe('needed(): what the page asks the worker for', () => {
     store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
     store.dispatch({ type: 'view', value: 'steps' });
     const trace = needed(store.state);
-    expect(trace).toMatchObject({ weights: false, trace: 1 });
+    expect(trace).toMatchObject({ fresh: false, layers: [], trace: 1 });
     store.dispatch({ type: 'sent', id: 2, asked: trace });
     store.dispatch({ type: 'answered', asked: trace, answer: answer(trace) });
     expect(needed(store.state)).toBeNull();
     store.dispatch({ type: 'layer', value: 3 });
-    expect(needed(store.state)).toMatchObject({ weights: false, trace: 3 });
+    expect(needed(store.state)).toMatchObject({ fresh: false, layers: [], trace: 3 });
     // A layer the model lacks is its last: the trace asked is the one shown.
     store.dispatch({ type: 'layer', value: 9 });
     expect([shownLayer(store.state), needed(store.state).trace]).toEqual([3, 3]);
@@ -120,7 +158,7 @@ describe('needed(): what the page asks the worker for', () => {
     store.dispatch({ type: 'sentence', text: 'a b c' });
     store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
     expect(store.state.result.run).toBeNull();
-    expect(needed(store.state)).toMatchObject({ text: 'a b c', weights: true });
+    expect(needed(store.state)).toMatchObject({ text: 'a b c', fresh: true });
   });
 
   test('inputs that were stopped or failed are not asked again until the reader types', () => {
@@ -168,7 +206,7 @@ describe('needed(): what the page asks the worker for', () => {
     store.dispatch({ type: 'choose-token', index: 1 });
     store.dispatch({ type: 'focus-token', index: 2 });
     store.dispatch({ type: 'point', index: 3 });
-    expect(needed(store.state)).toMatchObject({ weights: false, at: 3 });
+    expect(needed(store.state)).toMatchObject({ fresh: false, at: 3 });
     store.dispatch({ type: 'point', index: null });
     expect(needed(store.state)).toMatchObject({ at: 2 });
     store.dispatch({ type: 'focus-token', index: null });
@@ -185,7 +223,7 @@ describe('needed(): what the page asks the worker for', () => {
   test('the toy layer asks once for its trace, with its key/value heads, and again when its sizes change', () => {
     const store = page({ hash: '#mode=toy&d=16&heads=4&kv=2&seed=3' });
     const asked = needed(store.state);
-    expect(asked).toMatchObject({ toy: { dModel: 16, numHeads: 4, numKeyValueHeads: 2, causal: false, seed: 3 }, trace: 0, weights: false });
+    expect(asked).toMatchObject({ toy: { dModel: 16, numHeads: 4, numKeyValueHeads: 2, causal: false, seed: 3 }, trace: 0, fresh: true, layers: [] });
     store.dispatch({ type: 'sent', id: 1, asked });
     store.dispatch({ type: 'answered', asked, answer: answer(asked) });
     expect(needed(store.state)).toBeNull();
@@ -204,7 +242,7 @@ describe('needed(): what the page asks the worker for', () => {
     store.dispatch({ type: 'load-started', loadId: 1, choice: { kind: 'hub', id: 'gpt2' }, started: 0 });
     store.dispatch({ type: 'loaded', loadId: 1, choice: { kind: 'hub', id: 'gpt2' }, info: GPT, ms: 10 });
     expect(store.state.result.run).toBeNull();
-    expect(needed(store.state)).toMatchObject({ weights: true });
+    expect(needed(store.state)).toMatchObject({ fresh: true });
   });
 });
 
@@ -308,9 +346,9 @@ describe('settings', () => {
   });
 
   test('a run for the same inputs adds to the result and keeps its token arrays', () => {
-    const asked = { key: 'k', text: 'a b', toy: null, weights: true, trace: null };
+    const asked = { key: 'k', text: 'a b', toy: null, fresh: true, layers: [], overview: false, summary: null, trace: null };
     const first = merged(null, answer(asked), asked);
-    const more = merged(first, { ...answer({ ...asked, weights: false, trace: 2 }) }, asked);
+    const more = merged(first, { ...answer({ ...asked, fresh: false, trace: 2 }) }, asked);
     expect(more.tokens).toBe(first.tokens);
     expect(more.layers[2]).toMatchObject({ numHeads: 4 });
     expect(more.traced).toBe(2);

@@ -2,7 +2,8 @@
 // for exactly this, once the request in flight has settled, so the latest settings always win and
 // an answer to older ones is dropped. Tested in Node (tests/js/page/needed.test.js).
 import { sameChoice } from './model-choice.js';
-import { shownLayer } from './settings.js';
+import { allLayersShown, shownLayer } from './settings.js';
+import { summaryKey } from '../../src/views/view-data.js';
 
 /**
  * The inputs a run depends on, as one string: the sentence, model or toy layer (with its sizes),
@@ -27,9 +28,10 @@ export function predictedAt(state) {
 /**
  * The run the page needs, or null when the result holds all it shows, no model is ready, the
  * sentence is empty, or these very inputs were stopped or failed (the reader changes them to
- * try again). A run is { key, text, toy, weights, trace, at, roles?, ablate?, ablation? }
- * (worker/messages.js's RunRequest, plus the key): every layer's weights for new inputs, the full
- * trace of the layer the four-steps view shows, a causal model's predictions at the chosen token.
+ * try again). A run is { key, text, toy, fresh, layers, overview, summary, trace, at, ablate?,
+ * ablation? } (worker/messages.js's RunRequest, plus the key): what the view on screen draws and
+ * the result lacks (the weights of its layer, the model view's thumbnails, an average or rollout, the full
+ * trace of the layer the four-steps view shows), and a causal model's predictions at the chosen token.
  */
 export function needed(state) {
   const { settings, session } = state;
@@ -40,15 +42,24 @@ export function needed(state) {
   const text = settings.sentence;
   if (settings.mode === 'toy') {
     const { numKeyValueHeads, ...toy } = settings.toy;
-    return run ? null : { key, text, toy: { ...toy, numKeyValueHeads: numKeyValueHeads ?? toy.numHeads }, weights: false, trace: 0, at: null };
+    return run ? null : {
+      key, text, toy: { ...toy, numKeyValueHeads: numKeyValueHeads ?? toy.numHeads }, fresh: true, layers: [], overview: false, summary: null, trace: 0, at: null,
+    };
   }
+  const { view } = settings;
   const layer = shownLayer(state);
-  const trace = settings.view === 'steps' && run?.traced !== layer ? layer : null;
+  const overview = allLayersShown(state) && !run?.overview;
+  const weights = ['grid', 'head', 'lines'].includes(view) && !allLayersShown(state) && !run?.layers[layer];
+  // The average and rollout views draw one matrix the worker computes: of the layer, or up to it.
+  const summary = ['average', 'rollout'].includes(view) && !run?.summaries.has(summaryKey(view, layer)) ? { kind: view, layer } : null;
+  const trace = view === 'steps' && run?.traced !== layer ? layer : null;
   const at = session.info.causal ? predictedAt(state) : null;
   const predicted = !run?.hasLmHead || !session.info.causal ||
     (run.nextTokens.has(run.tokens.length - 1) && (at === null || run.nextTokens.has(at)));
-  if (run && trace === null && predicted) return null;
-  return { key, text, toy: null, weights: !run, trace, at, roles: true, ablate: settings.ablate, ablation: settings.ablation };
+  if (run && !overview && !weights && summary === null && trace === null && predicted) return null;
+  return {
+    key, text, toy: null, fresh: !run, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
+  };
 }
 
 /**

@@ -40,6 +40,7 @@ export function wireShareButtons(store) {
       const model = state.settings.mode === 'model';
       return download(kind, run, {
         view: state.settings.view, layer: allLayersShown(state) ? 'all' : shownLayer(state), head: shownHead(state),
+        numLayers: model ? state.session.info.numLayers : 1,
         roles: model ? shownRoles(state)?.heads ?? null : null, ablated: model ? state.settings.ablate : [],
       }).catch((error) => note(`The download failed: ${error.message}`));
     });

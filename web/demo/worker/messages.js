@@ -8,6 +8,13 @@
  */
 export const PAGE_MAX_TOKENS = 1024;
 
+/**
+ * New inputs bring every layer's weights to the page while they take at most this many bytes
+ * (BERT-base at 128 tokens takes 9 MiB), so another layer shows at once; past it, only the layers
+ * asked for cross, one view at a time.
+ */
+export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
+
 // ── From the page ──────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -30,13 +37,16 @@ export const PAGE_MAX_TOKENS = 1024;
 
 /**
  * Run `text` (the last run is kept, so another layer's trace or another position's predictions
- * do not run the model again) and answer with what is asked: every layer's weights (`weights`),
- * one layer's full trace (`trace`, a layer index or null), the predictions after token `at` of a
- * causal model, head roles (`roles`). `toy` runs the page's toy layer on the text's embeddings
+ * do not run the model again) and answer with what is asked: for inputs the page has nothing of
+ * yet (`fresh`), the head roles, and every layer's weights when they fit in ALL_LAYERS_BYTES; the
+ * weights of the layers in `layers`; the model view's pooled thumbnails (`overview`); the average
+ * of a layer's heads or the rollout up to it (`summary`); one layer's full trace (`trace`, a layer index or null); the predictions
+ * after token `at` of a causal model. `toy` runs the page's toy layer on the text's embeddings
  * instead. `ablate` switches heads off as `ablation` says. The answer is a RunAnswer or RunError
  * with the same id.
- * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, weights: boolean, trace: number | null,
- *   at: number | null, roles?: boolean, ablate?: Head[], ablation?: 'zero' | 'mean' }} RunRequest
+ * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, fresh: boolean, layers: number[],
+ *   overview: boolean, summary: { kind: 'average' | 'rollout', layer: number } | null, trace: number | null, at: number | null, ablate?: Head[],
+ *   ablation?: 'zero' | 'mean' }} RunRequest
  * @typedef {{ dModel: number, numHeads: number, numKeyValueHeads: number, causal: boolean, seed: number }} ToySettings
  * @typedef {{ layer: number, head: number }} Head
  */
@@ -73,14 +83,16 @@ export const PAGE_MAX_TOKENS = 1024;
  */
 
 /**
- * The answer to a RunRequest: the tokens always; `layers` when weights were asked; `trace` when a
- * layer's trace was asked (the toy layer's always); `predictions` of a model with an LM head;
- * with heads switched off, `changes` (per layer, how far its output moved). A model's run (not the
+ * The answer to a RunRequest: the tokens always; `layers`, `overview`, `summary` and `trace` as
+ * asked (the toy layer's trace always); `roles` for fresh inputs; `predictions` of a model with an
+ * LM head; for fresh inputs with heads switched off, `changes` (per layer, how far its output moved). A model's run (not the
  * toy layer's) gives `kvHeads`, the key/value head each query head reads, and `windows`, each
  * layer's sliding window or null.
  * @typedef {{ type: 'result', id: number, tokens: string[], unknown: boolean[], truncated: boolean, totalTokens: number,
  *   causal: boolean, hasLmHead: boolean, kvHeads?: number[], windows?: (number | null)[], ablated: Head[], ablation: string | null, ms: number,
- *   layers?: { numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
+ *   layers?: { layer: number, numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
+ *   overview?: { block: number, labels: string[], layers: { weights: Float32Array[] }[] },
+ *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },
  *   trace?: { layer: number } & object, predictions?: Prediction[] }} RunAnswer
  * @typedef {{ type: 'error', id: number, message: string }} RunError
  * @typedef {{ position: number, top: { token: string, id: number, probability: number, before?: number }[],

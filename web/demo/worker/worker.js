@@ -8,10 +8,11 @@
 // its steps). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
 // sent at a time: at 512 tokens a BERT-base's twelve would be hundreds of megabytes.
 import { loadEngine } from '../../src/index.js';
-import { PAGE_MAX_TOKENS } from './messages.js';
+import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
 import { headRoles } from '../../src/analysis/head-roles.js';
+import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
-import { attentionLayers, attentionShape, layerMatrices, tracedLayer } from '../../src/views/view-data.js';
+import { OVERVIEW_SIZE, attentionShape, layerMatrices, layerWeights, overviewOf, rolloutTo, tracedLayer } from '../../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands
 const MAX_PREDICTED = 32; // [MASK] positions predicted per run: each costs a vocabulary-sized product
@@ -143,14 +144,23 @@ function answer(data) {
     if (data.toy) {
       message.trace = { layer: 0, ...toyLayer(result.layerInput(0), tokens.length, data.toy) };
     } else {
-      if (data.weights) {
-        message.layers = attentionLayers(result);
-        if (data.roles) message.roles = headRoles(result);
+      if (data.fresh) {
+        message.roles = headRoles(result);
         if (base) message.changes = layerChanges(base, result);
+      }
+      // New inputs get every layer when they fit, so other layers show at once; else the ones asked for.
+      const all = data.fresh && result.numLayers * result.numHeads * tokens.length ** 2 * 4 <= ALL_LAYERS_BYTES;
+      const layers = all ? Array.from({ length: result.numLayers }, (_, l) => l) : data.layers;
+      if (layers.length) message.layers = layers.map((l) => ({ layer: l, ...layerWeights(result, l) }));
+      // The model view: below OVERVIEW_SIZE tokens its thumbnails are the weights sent already, moved once.
+      if (data.overview) message.overview = all && tokens.length <= OVERVIEW_SIZE ? { block: 1, labels: tokens, layers: message.layers } : overviewOf(result);
+      if (data.summary) {
+        const { kind, layer } = data.summary;
+        message.summary = { kind, layer, weights: kind === 'rollout' ? rolloutTo(result, layer) : averageHeads(result, layer) };
       }
       if (Number.isInteger(data.trace)) {
         const layer = Math.min(data.trace, result.numLayers - 1);
-        message.trace = { layer, ...tracedLayer(result, layer) };
+        message.trace = { layer, ...tracedLayer(result, layer, model.rotation(layer)) };
       }
       if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at, base);
     }
@@ -281,12 +291,15 @@ function toyLayer(embeddings, n, { dModel, numHeads, numKeyValueHeads, causal, s
 }
 
 /** Every ArrayBuffer of an answer, once each (a buffer listed twice cannot be transferred). */
-/** @param {{ layers?: { weights: Float32Array[] }[], trace?: any }} answer */
-function transferable({ layers = [], trace }) {
-  const arrays = layers.flatMap((l) => l.weights);
+/** @param {{ layers?: { weights: Float32Array[] }[], overview?: { layers: { weights: Float32Array[] }[] }, summary?: { weights: Float32Array },
+ *   trace?: any }} answer */
+function transferable({ layers = [], overview, summary, trace }) {
+  const arrays = [...layers, ...overview?.layers ?? []].flatMap((l) => l.weights);
+  if (summary) arrays.push(summary.weights);
   if (trace) {
     const t = trace;
-    arrays.push(t.input, ...t.queries, ...t.keys, ...t.values, ...t.weights, ...t.headOutputs, t.concat, t.output);
+    arrays.push(t.input, ...t.queries, ...t.keys, ...t.values, ...t.weights, ...t.headOutputs, t.concat, t.output,
+      ...t.queriesBeforeRotation ?? [], ...t.keysBeforeRotation ?? []);
   }
   return [...new Set(arrays.map((a) => a.buffer))];
 }

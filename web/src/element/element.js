@@ -241,7 +241,7 @@ export class MultiheadView extends HTMLElement {
   #trace(layer) {
     const r = this.#state.result;
     if (r.traced !== null) r.layers[r.traced] = { numHeads: r.layers[r.traced].numHeads, weights: r.layers[r.traced].weights };
-    r.layers[layer] = tracedLayer(r.run, layer);
+    r.layers[layer] = tracedLayer(r.run, layer, r.rotations[layer]);
     r.traced = layer;
   }
 

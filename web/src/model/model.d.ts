@@ -49,6 +49,12 @@ export class Model {
    * five of every six).
    */
   attentionWindow(layer: number): number | null;
+  /**
+   * The rotary position embedding (RoPE) of `layer`: the first `dimensions` of each head rotate in
+   * pairs (i, i + dimensions / 2) by position × frequencies[i] radians (dimensions / 2 of them,
+   * fastest first); null for a model whose positions are not rotary.
+   */
+  rotation(layer: number): { readonly dimensions: number; readonly frequencies: readonly number[] } | null;
   readonly disposed: boolean;
   /**
    * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens (keeping the

@@ -17,6 +17,7 @@ export class Model {
   #native; // NativeHandle of the embind Model
   #tokenizer;
   #windows; // per layer: its sliding window's keys, 0 for none
+  #rotations; // per layer: { dimensions, frequencies } of its RoPE, or null
 
   /** @internal Use engine.loadModel(). */
   constructor(module, native, tokenizer, onDispose) {
@@ -35,6 +36,7 @@ export class Model {
     this.headDim = c.headDim;
     this.maxTokens = c.maxPositions;
     this.#windows = Object.freeze(Array.from(c.windows));
+    this.#rotations = Object.freeze(Array.from(c.rotations, (r) => (r ? Object.freeze({ dimensions: r.dimensions, frequencies: Object.freeze([...r.frequencies]) }) : null)));
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
     Object.freeze(this);
@@ -143,6 +145,15 @@ export class Model {
   attentionWindow(layer) {
     const window = this.#windows[checkInteger('layer', layer, 0, this.numLayers - 1)];
     return window > 0 ? window : null;
+  }
+
+  /**
+   * The rotary position embedding (RoPE) of `layer`: { dimensions, frequencies }, where the first
+   * `dimensions` of each head's headDim rotate in pairs (i, i + dimensions / 2) by position ×
+   * frequencies[i] radians; null for a model whose positions are not rotary.
+   */
+  rotation(layer) {
+    return this.#rotations[checkInteger('layer', layer, 0, this.numLayers - 1)];
   }
 
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */

@@ -22,12 +22,13 @@ export const FONT_FAMILY = 'monospace';
 
 /**
  * The attention of every layer and head as a JSON string:
- * { format, version, tokens, unknown?, keyTokens?, layers: [{ heads: [[[weight per key] per query] per head] }] }.
+ * { format, version, tokens, unknown?, keyTokens?, layerNumbers?, layers: [{ heads: [[[weight per key] per query] per head] }] }.
  * tokens: string[] (nQueries). unknown: boolean[] (nQueries), optional. keyTokens: string[] (nKeys),
  * only when the keys are not the query tokens. layers: [{ weights: Float32Array (nQueries × nKeys) per head }].
+ * layerNumbers: which layers those are, counted from 1, when they are not all of them from the first.
  * Each weight is written as the number the Float32Array holds, which JSON gives back exactly.
  */
-export function attentionJson({ tokens, unknown, keyTokens, layers }) {
+export function attentionJson({ tokens, unknown, keyTokens, layers, layerNumbers }) {
   const nKeys = (keyTokens ?? tokens).length;
   // One query row per line: a file a person can open, and a fraction of the size of one number per line.
   const headText = (weights) => rowsOf(weights, tokens.length, nKeys).map((row) => `        ${JSON.stringify(row)}`).join(',\n');
@@ -39,6 +40,7 @@ export function attentionJson({ tokens, unknown, keyTokens, layers }) {
     `  "tokens": ${JSON.stringify(tokens)}`,
     ...(unknown === undefined ? [] : [`  "unknown": ${JSON.stringify(unknown)}`]),
     ...(keyTokens === undefined ? [] : [`  "keyTokens": ${JSON.stringify(keyTokens)}`]),
+    ...(layerNumbers === undefined ? [] : [`  "layerNumbers": ${JSON.stringify(layerNumbers)}`]),
     `  "layers": [\n${layers.map(layerText).join(',\n')}\n  ]`,
   ];
   return `{\n${fields.join(',\n')}\n}\n`;

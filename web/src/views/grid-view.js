@@ -13,16 +13,15 @@
 import { createLegend, weightScale } from './colormap.js';
 import { axes, el, maskKey, weightText } from './dom.js';
 import { MatrixCanvas } from './matrix-canvas.js';
+import { paintQueue } from './paint-queue.js';
 
 const GAP = 12; // CSS px between cards
 
 const THUMB_MIN = 56; // CSS px: the smallest thumbnail of the every-layer grid
 
 // Redrawing BERT-base's 144 heatmaps at 128 tokens takes about 300 ms, far more than a frame: the
-// heatmaps are drawn in slices of about this many ms, one per frame, so typing and hovering go
-// on; an update abandons what is left of the one before. aria-busy marks the view meanwhile.
-// Labels and badges change at once.
-const SLICE_MS = 12;
+// heatmaps are painted through paint-queue.js, a slice a frame, and an update abandons what is
+// left of the one before. Labels and badges change at once.
 
 // A role's name on a badge as narrow as a thumbnail; the hover readout and the title say it whole.
 const SHORT_ROLE = { previous: 'prev', punctuation: 'punct', duplicate: 'dup', induction: 'induct' };
@@ -35,7 +34,8 @@ function roleText(top, digits = 3) {
 export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
   // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title, kvHeads?, window? }, or { tokens, rows:
   // [{ title, weights, roles?: ({ role, score } | null) per head, ablated?: boolean per head, window? }], title, kvHeads? }
-  const state = { data: null, cards: [], shape: '', pass: 0 };
+  const state = { data: null, cards: [], shape: '' };
+  const paints = paintQueue(root);
   const scale = weightScale();
   root.replaceChildren();
   root.classList.add('mh-grid');
@@ -157,31 +157,13 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       button.setAttribute('aria-label', `${where}: enlarge`.trim());
       if (c.badge) showBadge(c, data.rows[layer], side);
     }
-    drawCards(state.cards, ({ matrix, shown, head, layer }) => {
+    paints.start(state.cards.map(({ matrix, shown, head, layer }) => () => {
       const weights = (layer === null ? data.weights : data.rows[layer].weights)[head];
       const window = (layer === null ? data.window : data.rows[layer].window) ?? null;
       matrix.draw(weights, queries.length, keys.length, scale,
         { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window, queryOffset: data.queryOffset ?? 0 });
       shown.axes = axes(data);
-    });
-  }
-
-  /** draw(card) for every card, in slices of SLICE_MS; a later call, or destroy(), stops this one. */
-  function drawCards(list, draw) {
-    const pass = ++state.pass;
-    let next = 0;
-    const slice = () => {
-      if (pass !== state.pass) return;
-      const start = performance.now();
-      while (next < list.length && (next === 0 || performance.now() - start < SLICE_MS)) draw(list[next++]);
-      if (next < list.length) {
-        root.setAttribute('aria-busy', 'true');
-        requestAnimationFrame(slice); // one slice a frame, so each frame is painted
-      } else {
-        root.removeAttribute('aria-busy');
-      }
-    };
-    slice();
+    }));
   }
 
   /** A card's badge: the head's top role (or a dash), marked when the head is switched off. */
@@ -204,8 +186,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
   return {
     update,
     destroy() {
-      state.pass++;
-      root.removeAttribute('aria-busy');
+      paints.cancel();
       root.replaceChildren();
     },
   };

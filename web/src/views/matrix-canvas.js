@@ -29,14 +29,17 @@ export class MatrixCanvas {
     this.cols = 0;
     this.cellWidth = 0;
     this.cellHeight = 0;
+    this.drawn = 0; // counts draw() calls
   }
 
   /**
    * Draws a (rows × cols) row-major matrix on `scale`; `sizes` overrides the constructor's sizes;
    * `causal` hatches the masked cells above the diagonal; `window` (the number of latest keys a
-   * query sees, or null) cross-hatches the keys before it.
+   * query sees, or null) cross-hatches the keys before it. The sizes are set at once; the pixels
+   * are painted by `paint(job)`, which runs the job now by default (a view with many matrices
+   * queues them: paint-queue.js).
    */
-  draw(values, rows, cols, scale, { causal = false, window = null, queryOffset = 0, ...sizes } = {}) {
+  draw(values, rows, cols, scale, { causal = false, window = null, queryOffset = 0, paint = (job) => job(), ...sizes } = {}) {
     const { maxWidth, maxHeight, maxCell, square, numbers } = { ...this.options, ...sizes };
     let w = Math.min(maxCell, maxWidth / cols);
     let h = Math.min(maxCell, maxHeight / rows);
@@ -50,15 +53,19 @@ export class MatrixCanvas {
       canvas.style.width = `${cssWidth}px`;
       canvas.style.height = `${cssHeight}px`;
     }
-    // One pixel per value, then scaled up without smoothing: crisp cells at any size.
-    const pixels = new OffscreenCanvas(cols, rows);
-    pixels.getContext('2d').putImageData(matrixImage(values, rows, cols, scale), 0, 0);
-    const ctx = this.base.getContext('2d');
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(pixels, 0, 0, this.base.width, this.base.height);
-    if (causal) this.#hatch(ctx, dpr, false, (r) => [Math.min(cols, queryOffset + r + 1), cols]);
-    if (window !== null) this.#hatch(ctx, dpr, true, (r) => [0, Math.max(0, Math.min(cols, queryOffset + r - window + 1))]);
-    if (numbers && w >= MIN_NUMBER_CELL && h >= MIN_NUMBER_CELL * 0.6) this.#drawNumbers(ctx, dpr);
+    const drawn = ++this.drawn; // a later draw makes this one's paint job moot
+    paint(() => {
+      if (drawn !== this.drawn) return;
+      // One pixel per value, then scaled up without smoothing: crisp cells at any size.
+      const pixels = new OffscreenCanvas(cols, rows);
+      pixels.getContext('2d').putImageData(matrixImage(values, rows, cols, scale), 0, 0);
+      const ctx = this.base.getContext('2d');
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(pixels, 0, 0, this.base.width, this.base.height);
+      if (causal) this.#hatch(ctx, dpr, false, (r) => [Math.min(cols, queryOffset + r + 1), cols]);
+      if (window !== null) this.#hatch(ctx, dpr, true, (r) => [0, Math.max(0, Math.min(cols, queryOffset + r - window + 1))]);
+      if (numbers && w >= MIN_NUMBER_CELL && h >= MIN_NUMBER_CELL * 0.6) this.#drawNumbers(ctx, dpr);
+    });
     this.mark({});
   }
 

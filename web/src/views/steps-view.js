@@ -6,6 +6,7 @@
 // W_q, W_k, W_v, W_o, and redraws everything on update() (sizes depend on root's width).
 import { createLegend, formatNumber, headColor, signedScale, weightScale } from './colormap.js';
 import { MatrixCanvas } from './matrix-canvas.js';
+import { paintQueue } from './paint-queue.js';
 import { axes, el, tokenLabel } from './dom.js';
 
 const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
@@ -25,9 +26,10 @@ function layout(data, width) {
   const labelW = Math.round(Math.min(big ? 90 : 72, Math.max(24, longest * 6.5 + 8)));
   const room = Math.max(60, width - labelW - 12);
   const rowH = Math.min(maxCell, (big ? maxCell * n : 240) / n);
-  // Q, K, V of a head side by side; with many heads, narrower so several heads share a line.
-  const headsPerLine = Math.max(1, Math.min(data.numHeads, Math.floor(width / (data.numHeads > 4 ? 220 : 300))));
-  const perHead = big ? room : Math.max(40, Math.min(120, (width / headsPerLine - labelW - 50) / 3));
+  // Q, K, V of a head side by side (and Q, K before RoPE); with many heads, narrower so several share a line.
+  const figures = data.rotation ? 5 : 3;
+  const headsPerLine = Math.max(1, Math.min(data.numHeads, Math.floor(width / (data.numHeads > 4 ? 220 : 300) / (figures / 3))));
+  const perHead = big ? room : Math.max(40, Math.min(120, (width / headsPerLine - labelW - 50) / figures));
   return {
     maxCell, labelW, rowH,
     wide: Math.min(room, big ? Math.max(260, maxCell * data.dModel) : 260),
@@ -37,15 +39,35 @@ function layout(data, width) {
   };
 }
 
+/** "0.0316" or "1.0e-4": a frequency in radians per position. */
+const radians = (v) => (v >= 0.001 ? v.toPrecision(3) : v.toExponential(1));
+/** Tokens per full turn at `frequency` radians per token, rounded: "6.3", "63,000". */
+const turn = (frequency) => {
+  const tokens = (2 * Math.PI) / frequency;
+  return tokens < 100 ? tokens.toPrecision(2) : Math.round(tokens).toLocaleString('en');
+};
+
+/**
+ * What RoPE does to this layer's queries and keys, as a sentence: which dimensions rotate, in which
+ * pairs, and how fast the fastest and the slowest pair turn.
+ */
+function rotationText({ dimensions: r, frequencies: f }, dHead) {
+  const rest = r < dHead ? `; the other ${dHead - r} pass through unturned` : '';
+  return ` Then RoPE turns each query and key by its position: the first ${r} of each head's ${dHead} dimensions rotate in pairs ` +
+    `(i, i + ${r / 2}), pair i by position × θᵢ radians, from θ₀ = ${radians(f[0])} (a full turn every ${turn(f[0])} tokens) ` +
+    `down to θ${sub(r / 2 - 1)} = ${radians(f[f.length - 1])} (one every ${turn(f[f.length - 1])})${rest}. A query's score against a ` +
+    'key then depends on how far apart the two are. Each head shows Q and K before the rotation and after it.';
+}
+
 /** The one plain sentence of each step. */
-function sentences({ dModel, numHeads: H, numKeyValueHeads: G = H, dHead, inputLabel }) {
+function sentences({ dModel, numHeads: H, numKeyValueHeads: G = H, dHead, inputLabel, rotation }) {
   const shared = G === H ? ', so every head gets its own queries Q, keys K and values V.'
     : `: every head gets its own queries Q, but K and V have only ${G} ${G === 1 ? 'head' : 'heads'}, ` +
       `each shared by ${H / G} query heads.`;
   return [
     `Each token becomes one row of ${dModel} numbers (${inputLabel}); stacked, the rows form X.`,
     `X is multiplied by three weight matrices and each result is split into ${H} ${H === 1 ? 'head' : 'heads'} ` +
-      `of ${dHead} columns${shared}`,
+      `of ${dHead} columns${shared}${rotation ? rotationText(rotation, dHead) : ''}`,
     'Each head compares every query with every key, softmax turns each row of scores into weights that add up ' +
       'to 1, and those weights mix the rows of V into the head output.',
     H === 1
@@ -58,7 +80,9 @@ function sentences({ dModel, numHeads: H, numKeyValueHeads: G = H, dHead, inputL
 
 export function createStepsView(root, options = {}) {
   const { headingLevel = 3 } = options;
-  const state = { data: null, sizes: null, figures: null, readouts: [], trace: null, traced: null };
+  const state = { data: null, sizes: null, figures: null, readouts: [], trace: null, traced: null, paints: [] };
+  // Qwen2.5 at 1024 tokens has 14 heads of 1024 × 1024 weights here: painted a slice a frame.
+  const queue = paintQueue(root);
   root.replaceChildren();
   root.classList.add('mh-steps');
 
@@ -105,7 +129,7 @@ export function createStepsView(root, options = {}) {
     caption.append(el('span', 'mh-shape', shapeText(n, spec.cols)));
     const mc = new MatrixCanvas({ label: `${spec.name}, ${spec.title}, ${shapeText(n, spec.cols)}`,
       maxCell: s.maxCell, numbers: state.data.numbers });
-    mc.draw(spec.values, n, spec.cols, spec.scale, { maxWidth: spec.maxWidth, maxHeight: s.rowH * n });
+    mc.draw(spec.values, n, spec.cols, spec.scale, { maxWidth: spec.maxWidth, maxHeight: s.rowH * n, paint: (job) => state.paints.push(job) });
     const body = el('div', 'mh-fig-body');
     const top = spec.colLabels ? colLabels(mc, keys, keyUnknown) : null;
     if (top) body.append(top);
@@ -170,20 +194,30 @@ export function createStepsView(root, options = {}) {
 
   function render() {
     const d = state.data, s = state.sizes, H = d.numHeads, k = (h) => sub(h + 1), nKeys = axes(d).keys.length;
+    state.paints = [];
     // K and V are named by their key/value head: with fewer of them, several query heads share one.
     const kvName = (h) => sub((d.kvHeads?.[h] ?? h) + 1);
     const scales = {
       input: signedScale(d.input), weights: weightScale(), output: signedScale(d.output),
-      qkv: signedScale(...d.queries, ...d.keys, ...d.values), heads: signedScale(...d.headOutputs, d.concat),
+      qkv: signedScale(...d.queries, ...d.keys, ...d.values, ...d.queriesBeforeRotation ?? [], ...d.keysBeforeRotation ?? []),
+      heads: signedScale(...d.headOutputs, d.concat),
     };
-    const f = { q: [], k: [], v: [], weights: [], heads: [] };
+    const f = { q: [], k: [], v: [], q0: [], k0: [], weights: [], heads: [] };
     const add = (list, spec) => { const made = figure(spec); list.push(made); return made; };
     f.input = figure({ kind: 'input', name: 'X', title: `(${d.inputLabel})`, values: d.input, cols: d.dModel,
       scale: scales.input, maxWidth: s.wide, step: 0, rowLabels: true });
-    const parts = [['q', 'Q', 'queries', d.queries], ['k', 'K', 'keys', d.keys], ['v', 'V', 'values', d.values]];
+    // K and V of a key/value head that several query heads read say so: the same matrices feed each.
+    const sharers = (h) => (d.kvHeads ?? []).flatMap((g, i) => (g === d.kvHeads[h] ? [i + 1] : []));
+    const sharedBy = (h) => (sharers(h).length > 1 ? `, shared by heads ${sharers(h)[0]}–${sharers(h).at(-1)}` : '');
+    const parts = d.rotation
+      ? [['q0', 'Q', 'queries before RoPE', d.queriesBeforeRotation], ['q', 'Q', 'queries, rotated', d.queries],
+        ['k0', 'K', 'keys before RoPE', d.keysBeforeRotation], ['k', 'K', 'keys, rotated', d.keys], ['v', 'V', 'values', d.values]]
+      : [['q', 'Q', 'queries', d.queries], ['k', 'K', 'keys', d.keys], ['v', 'V', 'values', d.values]];
+    const query = (kind) => kind === 'q' || kind === 'q0';
     const qkv = heads((h) => parts.map(([kind, letter, title, all]) => add(f[kind], {
-        kind, name: `${letter}${kind === 'q' ? k(h) : kvName(h)}`, title, values: all[h], keyRows: kind !== 'q',
-        cols: d.dHead, scale: scales.qkv, maxWidth: s.narrow, step: 1, rowLabels: kind === 'q' || (kind === 'k' && d.keyTokens !== undefined) })));
+        kind, name: `${letter}${query(kind) ? k(h) : kvName(h)}`, title: query(kind) ? title : `${title}${sharedBy(h)}`, values: all[h],
+        keyRows: !query(kind), cols: d.dHead, scale: scales.qkv, maxWidth: s.narrow, step: 1,
+        rowLabels: kind === parts[0][0] || (kind === 'k' && d.keyTokens !== undefined) })));
     const attention = heads((h) => [
       add(f.weights, { kind: 'weights', name: `A${k(h)}`, title: 'weights', values: d.weights[h],
         cols: nKeys, scale: scales.weights, maxWidth: s.square, step: 2, rowLabels: true, colLabels: true }),
@@ -214,6 +248,7 @@ export function createStepsView(root, options = {}) {
       d.title ? `${d.title}: the four steps of multi-head attention` : 'The four steps of multi-head attention');
     root.replaceChildren(title, list);
     makeTraceable(f.output.mc);
+    queue.start(state.paints);
   }
 
   /** Marks, in every step, the rows the output row `r` is computed from; null clears. */
@@ -221,12 +256,12 @@ export function createStepsView(root, options = {}) {
     state.traced = r;
     const f = state.figures, d = state.data, on = r !== null;
     const one = { rows: on ? [r] : [], dim: on };
-    for (const e of [f.output, f.concat, ...f.heads, ...f.weights, ...f.q]) e.mc.mark(one);
+    for (const e of [f.output, f.concat, ...f.heads, ...f.weights, ...f.q, ...f.q0]) e.mc.mark(one);
     const seen = on ? keysSeen(r) : [], all = seen.length === axes(d).keys.length;
     // Thin rows cannot be outlined one by one (the outlines would hide the values): K and V then stay
     // unmarked, and the caption alone says which of their rows take part.
     const kv = state.sizes.rowH >= MIN_ALL_ROWS_MARK ? { rows: seen, dim: !all } : {};
-    for (const e of [...f.k, ...f.v]) e.mc.mark(kv);
+    for (const e of [...f.k, ...f.k0, ...f.v]) e.mc.mark(kv);
     f.input.mc.mark({ rows: on ? [r] : [] });
     state.trace.textContent = on ? explain(r, all ? 'every row' : `the ${seen.length} visible rows`) : HINT;
   }
@@ -276,6 +311,7 @@ export function createStepsView(root, options = {}) {
     state.sizes = layout(state.data, root.clientWidth || 600);
     state.traced = null;
     if (data.tokens.length === 0) {
+      queue.cancel();
       state.figures = null;
       root.replaceChildren(el('p', 'mh-steps-empty', 'No tokens: there is nothing to compute.'));
       return;
@@ -289,6 +325,7 @@ export function createStepsView(root, options = {}) {
   }
 
   function destroy() {
+    queue.cancel();
     root.replaceChildren();
     root.classList.remove('mh-steps');
     Object.assign(state, { data: null, figures: null, readouts: [], trace: null, traced: null });

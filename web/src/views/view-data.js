@@ -6,8 +6,11 @@
 // never for all of them (twelve full traces of BERT-base at 512 tokens are hundreds of MB).
 import { averageHeads, rollout } from '../analysis/rollout.js';
 
-/** Every matrix of one layer's attention, copied out of `trace` (an AttentionTrace). */
-export function layerMatrices(trace, input) {
+/**
+ * Every matrix of one layer's attention, copied out of `trace` (an AttentionTrace); with the
+ * layer's `rotation` (model.rotation(layer), RoPE), also Q and K before it.
+ */
+export function layerMatrices(trace, input, rotation = null) {
   const heads = Array.from({ length: trace.numHeads }, (_, h) => h);
   return {
     dModel: trace.dModel,
@@ -23,32 +26,92 @@ export function layerMatrices(trace, input) {
     headOutputs: heads.map((h) => trace.headOutput(h)), // (nQueries, dHead) each
     concat: trace.concat(), // (nQueries, numHeads·dHead)
     output: trace.output(), // (nQueries, dModel)
+    ...rotation ? {
+      rotation, // { dimensions, frequencies }
+      queriesBeforeRotation: heads.map((h) => trace.queriesBeforeRotation(h)),
+      keysBeforeRotation: heads.map((h) => trace.keysBeforeRotation(h)),
+    } : {},
   };
 }
 
 /** Every layer's attention weights of a model.run() result: [{ numHeads, weights: (n, n) per head }]. */
 export function attentionLayers(result) {
-  return Array.from({ length: result.numLayers }, (_, l) => ({
-    numHeads: result.numHeads,
-    weights: Array.from({ length: result.numHeads }, (_, h) => result.attention(l, h)),
+  return Array.from({ length: result.numLayers }, (_, l) => layerWeights(result, l));
+}
+
+/** One layer's attention weights of a model.run() result: { numHeads, weights: (n, n) per head }. */
+export function layerWeights(result, layer) {
+  return { numHeads: result.numHeads, weights: Array.from({ length: result.numHeads }, (_, h) => result.attention(layer, h)) };
+}
+
+/**
+ * The most rows and columns of a model-view thumbnail: a thumbnail is 50 to 100 px wide, and
+ * Qwen2.5-0.5B's 336 heads at 1024 tokens would be 1.4 GB of weights.
+ */
+export const OVERVIEW_SIZE = 128;
+
+/**
+ * Every head of every layer of a model.run() result for the model view, { block, labels, layers:
+ * [{ weights: per head }] }: each matrix pooled into blocks of `block` tokens (the mean weight over
+ * each block's cells), so it has at most `size` rows and columns; `labels` names each block's
+ * tokens. Below `size` tokens block is 1, and the weights and labels are the run's own. Reads one
+ * layer at a time, so a run that keeps few layers recomputes each once.
+ */
+export function overviewOf(result, size = OVERVIEW_SIZE) {
+  const n = result.tokens.length;
+  const block = Math.ceil(n / size), m = Math.ceil(n / block);
+  const labels = block === 1 ? result.tokens
+    : Array.from({ length: m }, (_, i) => `tokens ${i * block + 1}–${Math.min(n, (i + 1) * block)}`);
+  const layers = Array.from({ length: result.numLayers }, (_, l) => ({
+    weights: Array.from({ length: result.numHeads }, (_, h) => (block === 1 ? result.attention(l, h) : pooled(result.attention(l, h), n, block))),
   }));
+  return { block, labels, layers };
+}
+
+/** (n × n) `a` as (m × m) means over blocks of `block` rows and columns, m = ⌈n / block⌉. */
+function pooled(a, n, block) {
+  const m = Math.ceil(n / block);
+  const sums = new Float64Array(m * m);
+  for (let i = 0; i < n; i++) {
+    const row = Math.floor(i / block) * m;
+    for (let j = 0; j < n; j++) sums[row + Math.floor(j / block)] += a[i * n + j];
+  }
+  const size = (k) => Math.min(n, (k + 1) * block) - k * block; // the last block may be short
+  return Float32Array.from(sums, (v, k) => v / (size(Math.floor(k / m)) * size(k % m)));
+}
+
+/** The key of an average ('average') or rollout ('rollout') of layer `layer` in a result's `summaries`. */
+export const summaryKey = (kind, layer) => `${kind} ${layer}`;
+
+/**
+ * Attention rollout of a model.run() result's layers 0 to `layer` (rollout.js), read one layer at
+ * a time.
+ */
+export function rolloutTo(result, layer) {
+  const { tokens, causal, numHeads } = result;
+  return rollout({ tokens, causal, numLayers: layer + 1, numHeads, attention: (l, h) => result.attention(l, h) });
 }
 
 /**
  * What the views draw of a model's shape: `kvHeads`, the key/value head each query head reads
- * (grouped-query attention), and `windows`, each layer's sliding window (null: full attention).
+ * (grouped-query attention), `windows`, each layer's sliding window (null: full attention), and
+ * `rotations`, each layer's RoPE (model.rotation) or null.
  */
 export function attentionShape(model) {
   const group = model.numHeads / model.numKeyValueHeads;
   return {
     kvHeads: Array.from({ length: model.numHeads }, (_, h) => Math.floor(h / group)),
     windows: Array.from({ length: model.numLayers }, (_, l) => model.attentionWindow(l)),
+    rotations: Array.from({ length: model.numLayers }, (_, l) => model.rotation(l)),
   };
 }
 
-/** Layer `layer` of a model.run() result with all its matrices (the engine computes them now). */
-export function tracedLayer(result, layer) {
-  return layerMatrices(result.trace(layer), result.layerInput(layer));
+/**
+ * Layer `layer` of a model.run() result with all its matrices (the engine computes them now);
+ * `rotation` is the layer's model.rotation(layer).
+ */
+export function tracedLayer(result, layer, rotation = null) {
+  return layerMatrices(result.trace(layer), result.layerInput(layer), rotation);
 }
 
 /**
@@ -62,7 +125,9 @@ function runOfLayers({ tokens, causal }, layers) {
 /**
  * What view `view` ('grid', 'head', 'lines', 'steps', 'average' or 'rollout') draws for layer
  * `index`: `result` holds { tokens, unknown, layers } (layers as attentionLayers, and as
- * layerMatrices for the steps view's layer), `head` is a head index, a list of them (lines view)
+ * layerMatrices for the steps view's layer; the page holds only the layers it shows, with the model
+ * view's `overview` (overviewOf) and the averages and rollouts it shows, `summaries`: a Map from
+ * "average 3" or "rollout 3"), `head` is a head index, a list of them (lines view)
  * or 'all'; `toy` names the layer as the page's toy layer and prints numbers. The grid takes index
  * 'all': every layer's heads, the model view, with each head's top role from `roles` (a list of
  * { layer, head, top }) and the heads in `ablated` ([{ layer, head }]) marked as switched off.
@@ -81,17 +146,21 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
     if (view !== 'grid') throw new RangeError(`only the grid view shows every layer, not the ${view} view`);
     const off = new Set(ablated.map(({ layer, head: h }) => `${layer}.${h}`));
     const sliding = windows.some((w) => w !== null);
-    const rows = result.layers.map((l, i) => ({
+    // The page's worker sends the model view pooled (overviewOf); the element holds every layer.
+    const { block, labels, layers } = result.overview ?? { block: 1, labels: tokens, layers: result.layers };
+    const rows = layers.map((l, i) => ({
       // A model with sliding-window layers says of each layer whether it slides or sees every key.
       title: `Layer ${i + 1}${sliding ? windowOf(i) === null ? ' · full' : ` · window ${windowOf(i)}` : ''}`,
       weights: l.weights,
-      window: windowOf(i),
+      // Pooled, the blocks wholly outside the window: key block J ≤ I − ⌈(W + block − 1) / block⌉.
+      window: windowOf(i) === null ? null : Math.ceil((windowOf(i) + block - 1) / block),
       roles: roles ? l.weights.map((_, h) => roles.find((r) => r.layer === i && r.head === h)?.top ?? null) : undefined,
       ablated: l.weights.map((_, h) => off.has(`${i}.${h}`)),
     }));
-    return { tokens, unknown, rows, title: 'Every layer', causal, kvHeads };
+    const title = block === 1 ? 'Every layer' : `Every layer, each thumbnail in blocks of ${block} tokens (their mean weight)`;
+    return { tokens: labels, unknown: block === 1 ? unknown : [], rows, title, causal, kvHeads };
   }
-  const layer = result.layers[index];
+  const layer = result.layers[index]; // absent for the rollout view, when the page has not asked for it
   const where = toy ? 'Toy layer' : `Layer ${index + 1}`;
   const heads = head === 'all' ? layer.weights.map((_, h) => h) : [head].flat();
   const window = toy ? null : windowOf(index);
@@ -104,11 +173,16 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
         shared: toy ? null : sharedText(kvHeads, heads[0]),
       };
     case 'average':
-      return { tokens, unknown, weights: averageHeads(runOfLayers(result, result.layers), index), title: `${where}, the average of its heads`, causal };
+      return {
+        tokens, unknown, causal, title: `${where}, the average of its heads`,
+        // The page's worker sends it; the element holds the layer.
+        weights: result.summaries?.get(summaryKey('average', index)) ?? averageHeads(runOfLayers(result, [layer]), 0),
+      };
     case 'rollout':
       return {
         tokens, unknown, causal,
-        weights: rollout(runOfLayers(result, result.layers.slice(0, index + 1))),
+        // The page's worker sends it (rolloutTo); the element holds every layer.
+        weights: result.summaries?.get(summaryKey('rollout', index)) ?? rollout(runOfLayers(result, result.layers.slice(0, index + 1))),
         title: index === 0 ? 'Rollout of layer 1' : `Rollout of layers 1 to ${index + 1}`,
       };
     case 'lines':
