@@ -4,19 +4,22 @@
 // a sliding-window layer cross-hatches the keys beyond its window (checked in the canvas's pixels
 // against a full-attention layer of the same model), the model view labels each layer "window 4" or
 // "full", and a revision (Pythia's training checkpoints) is loaded from the URL and from the picker,
-// and kept in the URL. Screenshots go to screenshots/.
+// and kept in the URL. The four steps show RoPE. <multihead-view model="HuggingFaceTB/SmolLM2-135M">
+// draws the same. Screenshots go to screenshots/.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
 import { launchBrowser, openWhen, screenshot } from './browser.js';
 import { servePage } from './page-server.js';
 
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKPOINTS = fileURLToPath(new URL('../fixtures/checkpoints/', import.meta.url));
 const SENTENCE = 'The children were walking slowly to the old river.';
 
-let browser, pageServer, hub;
+let browser, pageServer, repoServer, hub;
 beforeAll(async () => {
-  [browser, pageServer, hub] = await Promise.all([launchBrowser(), servePage(), startFakeHub({
+  [browser, pageServer, repoServer, hub] = await Promise.all([launchBrowser(), servePage(), startServer({ root: REPO }), startFakeHub({
     repos: {
       'HuggingFaceTB/SmolLM2-135M': { folder: join(CHECKPOINTS, 'llama-smol') }, // 6 query heads on 2 key/value heads
       'unsloth/gemma-3-270m': { folder: join(CHECKPOINTS, 'gemma3') }, // layers 1 and 2 slide over 4 keys, layer 3 is full
@@ -25,7 +28,7 @@ beforeAll(async () => {
   })]);
 }, 120000);
 afterAll(async () => {
-  await Promise.all([browser?.close(), pageServer?.close(), hub?.close()]);
+  await Promise.all([browser?.close(), pageServer?.close(), repoServer?.close(), hub?.close()]);
 });
 
 /** The page at `hash`, pointed at the fake Hub, once it has drawn the model the hash names. */
@@ -147,4 +150,35 @@ test('a revision loads from the URL and from the picker, is named on the page an
   await page.press('#model-revision', 'Enter');
   await expect(page.locator('#model-id-error').textContent()).resolves.toContain('A revision is a branch, tag or commit');
   expect(problems.filter((p) => !/status of 404/.test(p))).toEqual([]);
+}, 90000);
+
+test('<multihead-view model="HuggingFaceTB/SmolLM2-135M"> groups its heads, names the shared ones and shows RoPE; a Gemma one hatches its window', async () => {
+  const { page, problems } = await browser.open(`${repoServer.url}tests/e2e/pages/hub-element.html`);
+  await page.waitForFunction(() => window.__done);
+  const ids = await page.evaluate(({ hubUrl, sentence }) => {
+    const make = (id, attributes) => {
+      const element = document.createElement('multihead-view');
+      for (const [name, value] of Object.entries({ id, 'hub-url': hubUrl, sentence, ...attributes })) element.setAttribute(name, value);
+      document.body.append(element);
+      return id;
+    };
+    return [
+      make('grid', { model: 'HuggingFaceTB/SmolLM2-135M', view: 'grid', layer: '2' }),
+      make('head', { model: 'HuggingFaceTB/SmolLM2-135M', view: 'head', layer: '1', head: '2' }),
+      make('steps', { model: 'HuggingFaceTB/SmolLM2-135M', view: 'steps', layer: '1' }),
+      make('window', { model: 'unsloth/gemma-3-270m', view: 'head', layer: '1' }),
+    ];
+  }, { hubUrl: hub.url, sentence: SENTENCE });
+  await page.waitForFunction((list) => list.every((id) => document.getElementById(id).state === 'ready'), ids, { timeout: 30000 });
+  const inside = (id, selector) => page.evaluate(([i, s]) => [...document.getElementById(i).shadowRoot.querySelectorAll(s)].map((e) => e.textContent), [id, selector]);
+  await expect(inside('grid', '.mh-kv-label')).resolves.toEqual(['heads 1–3 share key/value head 1', 'heads 4–6 share key/value head 2']);
+  await expect(inside('head', '.mh-head-shared')).resolves.toEqual([
+    'Head 2 shares key/value head 1 with heads 1 and 3: the same keys and values, each head with queries of its own (grouped-query attention).']);
+  const [steps] = await inside('steps', '.mh-step-2 .mh-step-text');
+  expect(steps).toContain('the first 8 of each head\'s 8 dimensions rotate in pairs (i, i + 4)');
+  const hidden = await page.evaluate(() => document.getElementById('window').shadowRoot.querySelector('.mh-window-key').hidden);
+  expect(hidden).toBe(false);
+  await screenshot(page, 'llm-elements');
+  expect(problems).toEqual([]);
+  await page.close();
 }, 90000);
