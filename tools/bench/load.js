@@ -1,9 +1,10 @@
 // Loads one model folder the way a user does (engine.loadModel(path): the weights streamed from
 // the file into WASM memory) and reports what it cost: the time to a ready model, the WASM heap
 // after loading, and the process's peak resident memory above what it used before, each as a
-// ratio to the model's float32 weight bytes; then the time of a run at each length given.
+// ratio to the model's weight bytes; then the time of a run at each length given, and what one
+// result of that length keeps.
 //
-//   node tools/bench/load.js build/checkpoints/bert-base [128 512]
+//   node --expose-gc tools/bench/load.js build/checkpoints/bert-base [128 512]
 //
 // Writes nothing. A real-size folder comes from `python3 tools/make_checkpoints.py --size bert-base`.
 // Resident memory is the honest measure of "JS plus WASM": it counts the heap's touched pages, the
@@ -44,16 +45,27 @@ const vocab = Object.keys(JSON.parse(readFileSync(resolve(folder, 'tokenizer.jso
 const words = vocab.filter((t) => /^Ġ?[a-z]{3,}$/.test(t)).map((t) => t.replace(/^Ġ/, '')).slice(0, 200);
 const specials = model.run(words[0]).ids.length - 1;
 for (const length of lengths.map(Number)) {
+  // Text of at least `length` tokens, cut there as the page cuts a long text (run's maxTokens).
   const text = Array.from({ length: length - specials }, (_, i) => words[i % words.length]).join(' ');
+  const options = { maxTokens: Math.min(length, model.maxTokens) };
+  // What one result keeps (run's maxAttentionBytes): the kept layers' weights, every layer's input
+  // and the hidden states, counted, and the ArrayBuffer memory it holds, measured (with --expose-gc)
+  // before any other run of this length leaves garbage to collect.
+  globalThis.gc?.();
+  const buffers = process.memoryUsage().arrayBuffers;
+  let result = model.run(text, options); // the first run of a size also touches fresh memory
+  const held = process.memoryUsage().arrayBuffers - buffers;
+  const n = result.ids.length, floats = result.keptLayers * model.numHeads * n * n + (model.numLayers + 1) * n * model.dModel;
+  console.log(`a result at ${n} tokens keeps ${result.keptLayers} of ${model.numLayers} layers' weights: ${mib(4 * floats)} with every ` +
+    `layer's input and the hidden states; ArrayBuffers +${mib(held)}`);
+  result = null;
   const times = [];
-  let tokens = 0;
-  model.run(text); // the first run of a size touches fresh memory
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    tokens = model.run(text).ids.length;
+    model.run(text, options);
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  console.log(`run at ${tokens} tokens: median ${times[1].toFixed(0)} ms of 3 (min ${times[0].toFixed(0)}, max ${times[2].toFixed(0)})`);
+  console.log(`run at ${n} tokens: median ${times[1].toFixed(0)} ms of 3 (min ${times[0].toFixed(0)}, max ${times[2].toFixed(0)})`);
 }
 engine.dispose();
