@@ -6,7 +6,8 @@
 
 Without --size it writes tests/fixtures/checkpoints/<name>/ for the fifteen checkpoints of
 CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
-`tokenizers` JSON format, WordPiece or byte-level BPE, vocabularies built here from CORPUS; the
+`tokenizers` JSON format, WordPiece, byte-level BPE or (Mistral, Gemma 3) SentencePiece BPE with
+byte fallback, vocabularies built here from CORPUS; the
 layout of current `tokenizers` versions), tokenizer.old.json (the same tokenizer in the older
 layout that the Hub's bert-base-uncased, distilbert-base-uncased, roberta-base and gpt2 files
 still have: no model "type", no byte_fallback, no ByteLevel use_regex) and
@@ -344,12 +345,95 @@ def bpe_tokenizer_json(tok):
     }
 
 
+# ---------------------------------------------------------------------------------------------
+# SentencePiece BPE with byte fallback, as Llama 2, TinyLlama and Mistral (kind "llama": a "▁"
+# prepended, <s> first) and Gemma 3 (kind "gemma": no prefix, <bos> = 2 first) save it to
+# tokenizer.json: spaces become "▁", no pre-tokenizer, so BPE runs over the whole text; a character
+# outside the vocabulary becomes its UTF-8 bytes, <0xE2> <0x98> <0x95>; the BOS comes from a
+# TemplateProcessing post-processor.
+# ---------------------------------------------------------------------------------------------
+SP_SPECIALS = {"llama": ["<unk>", "<s>", "</s>"], "gemma": ["<pad>", "<eos>", "<bos>", "<unk>"]}
+SP_BOS = {"llama": "<s>", "gemma": "<bos>"}
+SP_EOS = {"llama": "</s>", "gemma": "<eos>"}
+
+
+class SentencePiece(NamedTuple):
+    kind: str      # "llama" | "gemma"
+    vocab: dict    # token -> id
+    merges: list   # [(left, right)] in rank order
+
+
+def sp_normalize(text, kind):
+    text = text.replace(" ", "\u2581")
+    return "\u2581" + text if kind == "llama" else text
+
+
+def build_sentencepiece(kind, pad_to=None):
+    """Specials, the 256 byte tokens, the corpus's characters, then merges trained on its words."""
+    words = collections.Counter(sp_normalize(" " + w, "gemma") for w in CORPUS.split())
+    alphabet = sorted({ch for w in words for ch in w})
+    counts = {tuple(w): c for w, c in words.items()}
+    merges = []
+    for _ in range(N_MERGES):
+        pairs = collections.Counter()
+        for w, c in counts.items():
+            for pair in zip(w, w[1:]):
+                pairs[pair] += c
+        if not pairs:
+            break
+        best = min(pairs, key=lambda p: (-pairs[p], p))
+        merges.append(best)
+        counts = {merge_pair(w, best): c for w, c in counts.items()}
+    tokens = SP_SPECIALS[kind] + [f"<0x{b:02X}>" for b in range(256)] + alphabet + [a + b for a, b in merges]
+    tokens += [f"<unused{i}>" for i in range((pad_to or 0) - len(tokens))]
+    assert len(set(tokens)) == len(tokens)
+    return SentencePiece(kind, {t: i for i, t in enumerate(tokens)}, merges)
+
+
+def encode_sentencepiece(text, tok):
+    symbols = []
+    for ch in sp_normalize(text, tok.kind):
+        symbols += [ch] if ch in tok.vocab else [f"<0x{b:02X}>" for b in ch.encode("utf-8")]
+    ranks = {m: i for i, m in enumerate(tok.merges)}
+    return [tok.vocab[SP_BOS[tok.kind]]] + [tok.vocab[t] for t in bpe(symbols, ranks)]
+
+
+def sentencepiece_tokenizer_json(tok):
+    v, bos = tok.vocab, SP_BOS[tok.kind]
+    replace = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    normalizer = replace if tok.kind == "gemma" else \
+        {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, replace]}
+    decoders = [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]
+    if tok.kind == "llama":
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    special = lambda type_id: {"SpecialToken": {"id": bos, "type_id": type_id}}
+    sequence = lambda s, type_id: {"Sequence": {"id": s, "type_id": type_id}}
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added_token(v[t], t) for t in SP_SPECIALS[tok.kind]],
+        "normalizer": normalizer,
+        "pre_tokenizer": None,
+        "post_processor": {"type": "TemplateProcessing", "single": [special(0), sequence("A", 0)],
+                           "pair": [special(0), sequence("A", 0), special(1), sequence("B", 1)],
+                           "special_tokens": {bos: {"id": bos, "ids": [v[bos]], "tokens": [bos]}}},
+        "decoder": {"type": "Sequence", "decoders": decoders},
+        # Gemma 3's file, written by a recent tokenizers, has merges as pairs; Llama 2's as strings.
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": v, "merges": [[a, b] if tok.kind == "gemma" else f"{a} {b}" for a, b in tok.merges]},
+    }
+
+
 def old_layout(tok_json):
     """The same tokenizer as the `tokenizers` versions before about 0.10 wrote it, as the Hub's
     files for bert-base-uncased, distilbert-base-uncased, roberta-base and gpt2 still are: the model
     has no "type" (readers infer it from the fields), a BPE model no byte_fallback, and ByteLevel
     steps no use_regex. Every other field is as in the current layout."""
-    model = {k: v for k, v in tok_json["model"].items() if k not in ("type", "byte_fallback")}
+    # A byte-fallback model keeps its flag (a file without it would encode otherwise); merges as strings.
+    dropped = ("type", "ignore_merges") + (() if tok_json["model"].get("byte_fallback") else ("byte_fallback",))
+    model = {k: v for k, v in tok_json["model"].items() if k not in dropped}
+    if "merges" in model:
+        model["merges"] = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
     drop_regex = lambda step: step if not step or step["type"] != "ByteLevel" else \
         {k: v for k, v in step.items() if k != "use_regex"}
     return {**tok_json, **{part: drop_regex(tok_json[part]) for part in ("pre_tokenizer", "post_processor", "decoder")},
@@ -628,8 +712,8 @@ def config_json(family, dims, arch, tok, recent, dtype):
              "num_hidden_layers": dims.layers, "rope_scaling": None, "rotary_emb_base": 10000, "rotary_pct": 0.25,
              "tie_word_embeddings": False, "use_cache": True, "use_parallel_residual": True, "vocab_size": dims.vocab}
     elif family in ROTARY:
-        eot = tok.vocab[GPT2_EOT]
-        c = {"architectures": [arch], "attention_dropout": 0.0, "bos_token_id": eot, "eos_token_id": eot,
+        bos, eos = (tok.vocab[SP_BOS[tok.kind]], tok.vocab[SP_EOS[tok.kind]]) if family in SENTENCEPIECE else (tok.vocab[GPT2_EOT],) * 2
+        c = {"architectures": [arch], "attention_dropout": 0.0, "bos_token_id": bos, "eos_token_id": eos,
              "hidden_act": "silu", "hidden_size": dims.d, "initializer_range": 0.02, "intermediate_size": dims.ff,
              "max_position_embeddings": dims.positions, "model_type": family, "num_attention_heads": dims.heads,
              "num_hidden_layers": dims.layers, "num_key_value_heads": dims.kv_heads, "rms_norm_eps": 1e-05,
@@ -721,6 +805,7 @@ CHECKPOINTS = [
                (SENTENCE, ("masked", "The cat sat on the [MASK] near the door."))),
 ]
 REPEATED = ("repeated", "The old man saw the river, and the old man saw the river again.")
+FALLBACK = ("fallback", "Tea \u2615 by the caf\u00e9.")  # characters outside a SentencePiece vocabulary: bytes
 # Rotary decoders: a SmolLM2-like Llama (grouped 3:1, tied head, BF16); one with a head_dim that
 # is not hidden / heads, Llama 3's rope_scaling, an untied head and the inv_freq buffers of older
 # files; a Qwen2.5-like one (q/k/v biases, F16, tied) whose RoPE is in v5's rope_parameters; and a
@@ -745,13 +830,13 @@ CHECKPOINTS += [
                        "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
                        "torch_dtype": None, "dtype": "float16", "transformers_version": "5.0.0"}),
     Checkpoint("mistral", "mistral", "MistralForCausalLM", 32, 2, 4, 64, 64, "F32", True,
-               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
+               Layout("model."), True, (SENTENCE, REPEATED, FALLBACK), kv_heads=2, head_dim=8,
                config={"tie_word_embeddings": False, "sliding_window": 5, "rope_theta": 1000000.0}),
     Checkpoint("qwen3", "qwen3", "Qwen3ForCausalLM", 32, 2, 4, 64, 64, "BF16", False,
                Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=16,
                config={"tie_word_embeddings": True}),
     Checkpoint("gemma3", "gemma3_text", "Gemma3ForCausalLM", 32, 3, 4, 64, 64, "BF16", False,
-               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=1, head_dim=16,
+               Layout("model."), True, (SENTENCE, REPEATED, FALLBACK), kv_heads=1, head_dim=16,
                config={"tie_word_embeddings": True, "sliding_window": 4, "sliding_window_pattern": 3,
                        "query_pre_attn_scalar": 24}),
     Checkpoint("gemma3-v5", "gemma3_text", "Gemma3ForCausalLM", 32, 2, 4, 64, 64, "F32", False,
@@ -786,8 +871,15 @@ REAL_SIZES = {
 REAL_VOCAB = {"bert": 30522, "gpt2": 50257, "llama": 49152, "qwen2": 151936, "gemma3_text": 262144}
 
 
+# The families whose real tokenizer is SentencePiece BPE (the others here are byte-level BPE).
+SENTENCEPIECE = {"mistral": "llama", "gemma3_text": "gemma"}
+
+
 def tokenizer_for(family, pad_to=None):
     """(tokenizer, tokenizer.json dict, encode(text) -> ids)."""
+    if family in SENTENCEPIECE:
+        tok = build_sentencepiece(SENTENCEPIECE[family], pad_to)
+        return tok, sentencepiece_tokenizer_json(tok), lambda text: encode_sentencepiece(text, tok)
     if family in ("bert", "distilbert"):
         vocab = build_wordpiece_vocab(pad_to)
         return vocab, wordpiece_tokenizer_json(vocab), lambda text: encode_wordpiece(text, vocab)
@@ -796,7 +888,7 @@ def tokenizer_for(family, pad_to=None):
 
 
 def token_strings(tok, ids):
-    vocab = tok.vocab if isinstance(tok, Bpe) else tok
+    vocab = tok if isinstance(tok, dict) else tok.vocab
     names = {i: t for t, i in vocab.items()}
     return [names[i] for i in ids]
 
@@ -806,7 +898,7 @@ def write_checkpoint(ck, folder, pad_vocab_to=None):
     tensors)."""
     shutil.rmtree(folder, ignore_errors=True)  # no stale cases from an earlier run
     tok, tok_json, encode = tokenizer_for(ck.family, pad_vocab_to)
-    vocab_size = len(tok.vocab if isinstance(tok, Bpe) else tok)
+    vocab_size = len(tok if isinstance(tok, dict) else tok.vocab)
     assert pad_vocab_to is None or vocab_size == pad_vocab_to
     positions = ck.tokens + (2 if ck.family == "roberta" else 0)
     dims = Dims(ck.d, ck.layers, ck.heads, ck.ff, vocab_size, positions, ck.kv_heads, ck.head_dim)
