@@ -6,7 +6,8 @@
 
 Without --size it writes tests/fixtures/checkpoints/<name>/ for the fifteen checkpoints of
 CHECKPOINTS: config.json (the architecture's own field names), tokenizer.json (the Hugging Face
-`tokenizers` JSON format, WordPiece, byte-level BPE or (Mistral, Gemma 3) SentencePiece BPE with
+`tokenizers` JSON format, WordPiece, byte-level BPE (behind Qwen's or Llama 3's Split pattern for those
+fixtures) or (Mistral, Gemma 3) SentencePiece BPE with
 byte fallback, vocabularies built here from CORPUS; the
 layout of current `tokenizers` versions), tokenizer.old.json (the same tokenizer in the older
 layout that the Hub's bert-base-uncased, distilbert-base-uncased, roberta-base and gpt2 files
@@ -224,6 +225,19 @@ def wordpiece_tokenizer_json(vocab):
 # classes for every input of this script (ASCII), not for all of Unicode.
 GPT2_SPLIT = re.compile(
     r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+# The Split patterns of Qwen2 to Qwen3 and of Llama 3, as their tokenizer.json files hold them (Llama
+# 3 takes digits three at a time, Qwen one). SPLIT_RE is each for the standard library's re, as
+# GPT2_SPLIT is: a letter is [^\W\d_], a number \d, and a character that is neither (nor CR, LF
+# or space, where the pattern says so) (?:(?![...])[\W_]): the same classes for this script's texts.
+SPLIT_PATTERNS = {
+    "qwen": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    "llama3": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+}
+SPLIT_RE = {kind: re.compile(
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|(?:(?![\r\n])[\W_])?[^\W\d_]+|""" + digits +
+    r"""| ?(?:(?!\s)[\W_])+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""") for kind, digits in (("qwen", r"\d"), ("llama3", r"\d{1,3}"))}
+# Their special tokens, after the vocabulary as in the real files; Llama 3 starts each text with the first.
+SPLIT_SPECIALS = {"qwen": ["<|endoftext|>", "<|im_start|>", "<|im_end|>"], "llama3": ["<|begin_of_text|>", "<|end_of_text|>"]}
 N_MERGES = 200
 ROBERTA_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]  # ids 0..3; <mask> is the last id
 GPT2_EOT = "<|endoftext|>"
@@ -286,7 +300,7 @@ def bpe(word, ranks):
 
 
 class Bpe(NamedTuple):
-    kind: str      # "roberta" | "gpt2"
+    kind: str      # "roberta" | "gpt2" | "qwen" | "llama3" (a Split pattern before the byte-level step)
     vocab: dict    # token -> id
     merges: list   # [(left, right)] in rank order
 
@@ -295,6 +309,8 @@ class Bpe(NamedTuple):
         """{content: lstrip} of the added tokens, matched in the raw text before BPE."""
         if self.kind == "roberta":
             return {**{t: False for t in ROBERTA_SPECIALS}, "<mask>": True}
+        if self.kind in SPLIT_SPECIALS:
+            return {t: False for t in SPLIT_SPECIALS[self.kind]}
         return {GPT2_EOT: False}
 
 
@@ -302,22 +318,30 @@ def build_bpe(kind, pad_to=None):
     alphabet, _ = byte_alphabet()
     merges = train_bpe(N_MERGES)
     tokens = (ROBERTA_SPECIALS if kind == "roberta" else []) + alphabet + [a + b for a, b in merges]
-    last = ["<mask>"] if kind == "roberta" else [GPT2_EOT]
-    tokens += [f"unused{i}" for i in range((pad_to or 0) - len(tokens) - 1)] + last
+    last = ["<mask>"] if kind == "roberta" else SPLIT_SPECIALS.get(kind, [GPT2_EOT])
+    tokens += [f"unused{i}" for i in range((pad_to or 0) - len(tokens) - len(last))] + last
     assert len(set(tokens)) == len(tokens)  # merges of a trained BPE never repeat a token
     return Bpe(kind, {t: i for i, t in enumerate(tokens)}, merges)
 
 
 def encode_bpe(text, tok):
     ranks = {m: i for i, m in enumerate(tok.merges)}
+    _, chars = byte_alphabet()
     ids = []
     for is_added, piece in split_added(text, tok.added):
         if is_added:
             ids.append(tok.vocab[piece])
+        elif tok.kind in SPLIT_PATTERNS:
+            for w in SPLIT_RE[tok.kind].findall(piece):
+                word = "".join(chars[b] for b in w.encode("utf-8"))
+                # Llama 3's ignore_merges: a word that is a token is that token, whatever the merges say.
+                ids += [tok.vocab[word]] if tok.kind == "llama3" and word in tok.vocab else [tok.vocab[t] for t in bpe(word, ranks)]
         else:
             ids += [tok.vocab[t] for w in byte_words(piece) for t in bpe(w, ranks)]
     if tok.kind == "roberta":
         ids = [tok.vocab["<s>"]] + ids + [tok.vocab["</s>"]]
+    if tok.kind == "llama3":
+        ids = [tok.vocab["<|begin_of_text|>"]] + ids
     return ids
 
 
@@ -328,6 +352,8 @@ def bpe_tokenizer_json(tok):
         added.append(added_token(v["<mask>"], "<mask>", lstrip=True))
         post = {"type": "RobertaProcessing", "sep": ["</s>", v["</s>"]], "cls": ["<s>", v["<s>"]],
                 "trim_offsets": True, "add_prefix_space": False}
+    elif tok.kind in SPLIT_PATTERNS:
+        return split_bpe_tokenizer_json(tok)
     else:
         added = [added_token(v[GPT2_EOT], GPT2_EOT, normalized=True)]
         post = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True}
@@ -421,6 +447,36 @@ def sentencepiece_tokenizer_json(tok):
         "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
                   "vocab": v, "merges": [[a, b] if tok.kind == "gemma" else f"{a} {b}" for a, b in tok.merges]},
+    }
+
+
+def split_bpe_tokenizer_json(tok):
+    """Qwen's and Llama 3's layout: NFC (Qwen), a Split with the family's pattern then ByteLevel
+    without its own regex; Llama 3 adds <|begin_of_text|> through a TemplateProcessing and ignores
+    merges for whole-token words."""
+    v, byte_level = tok.vocab, {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    post = byte_level
+    if tok.kind == "llama3":
+        bos = "<|begin_of_text|>"
+        special = lambda type_id: {"SpecialToken": {"id": bos, "type_id": type_id}}
+        sequence = lambda s, type_id: {"Sequence": {"id": s, "type_id": type_id}}
+        post = {"type": "Sequence", "processors": [
+            {**byte_level, "trim_offsets": True},
+            {"type": "TemplateProcessing", "single": [special(0), sequence("A", 0)],
+             "pair": [special(0), sequence("A", 0), special(1), sequence("B", 1)],
+             "special_tokens": {bos: {"id": bos, "ids": [v[bos]], "tokens": [bos]}}}]}
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added_token(v[t], t) for t in SPLIT_SPECIALS[tok.kind]],
+        "normalizer": {"type": "NFC"} if tok.kind == "qwen" else None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": SPLIT_PATTERNS[tok.kind]}, "behavior": "Isolated", "invert": False},
+            {**byte_level, "trim_offsets": tok.kind == "llama3"}]},
+        "post_processor": post,
+        "decoder": {**byte_level, "trim_offsets": tok.kind == "llama3"},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "" if tok.kind == "qwen" else None,
+                  "end_of_word_suffix": "" if tok.kind == "qwen" else None, "fuse_unk": False, "byte_fallback": False,
+                  "ignore_merges": tok.kind == "llama3", "vocab": v, "merges": [a + " " + b for a, b in tok.merges]},
     }
 
 
@@ -712,7 +768,12 @@ def config_json(family, dims, arch, tok, recent, dtype):
              "num_hidden_layers": dims.layers, "rope_scaling": None, "rotary_emb_base": 10000, "rotary_pct": 0.25,
              "tie_word_embeddings": False, "use_cache": True, "use_parallel_residual": True, "vocab_size": dims.vocab}
     elif family in ROTARY:
-        bos, eos = (tok.vocab[SP_BOS[tok.kind]], tok.vocab[SP_EOS[tok.kind]]) if family in SENTENCEPIECE else (tok.vocab[GPT2_EOT],) * 2
+        if family in SENTENCEPIECE:
+            bos, eos = tok.vocab[SP_BOS[tok.kind]], tok.vocab[SP_EOS[tok.kind]]
+        elif tok.kind in SPLIT_SPECIALS:
+            bos, eos = tok.vocab[SPLIT_SPECIALS[tok.kind][0]], tok.vocab[SPLIT_SPECIALS[tok.kind][-1 if tok.kind == "llama3" else 0]]
+        else:
+            bos = eos = tok.vocab[GPT2_EOT]
         c = {"architectures": [arch], "attention_dropout": 0.0, "bos_token_id": bos, "eos_token_id": eos,
              "hidden_act": "silu", "hidden_size": dims.d, "initializer_range": 0.02, "intermediate_size": dims.ff,
              "max_position_embeddings": dims.positions, "model_type": family, "num_attention_heads": dims.heads,
@@ -778,6 +839,7 @@ class Checkpoint(NamedTuple):
     kv_heads: int = 0   # rotary decoders: key/value heads
     head_dim: int = 0   # rotary decoders: a head's width
     config: dict = {}   # config.json fields set after config_json's (None removes one)
+    tokenizer: str = ""  # a tokenizer other than the family's: "llama3"
 
 
 SENTENCE = ("sentence", "The children were walking slowly to the old river.")
@@ -805,6 +867,7 @@ CHECKPOINTS = [
                (SENTENCE, ("masked", "The cat sat on the [MASK] near the door."))),
 ]
 REPEATED = ("repeated", "The old man saw the river, and the old man saw the river again.")
+DIGITS = ("digits", "In 2024 they'll sell 365 boats, and THEY'LL sell 12345 more.")  # Split patterns differ on digits
 FALLBACK = ("fallback", "Tea \u2615 by the caf\u00e9.")  # characters outside a SentencePiece vocabulary: bytes
 # Rotary decoders: a SmolLM2-like Llama (grouped 3:1, tied head, BF16); one with a head_dim that
 # is not hidden / heads, Llama 3's rope_scaling, an untied head and the inv_freq buffers of older
@@ -820,12 +883,13 @@ CHECKPOINTS += [
                Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
                config={"tie_word_embeddings": True}),
     Checkpoint("llama3-scaled", "llama", "LlamaForCausalLM", 48, 2, 4, 96, 64, "F32", True,
-               Layout("model.", inv_freq=True), False, (SENTENCE, REPEATED), kv_heads=2, head_dim=16,
+               Layout("model.", inv_freq=True), False, (SENTENCE, REPEATED, DIGITS), kv_heads=2, head_dim=16,
+               tokenizer="llama3",
                config={"tie_word_embeddings": False, "rope_theta": 500000.0,
                        "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
                                         "original_max_position_embeddings": 8192, "rope_type": "llama3"}}),
     Checkpoint("qwen2", "qwen2", "Qwen2ForCausalLM", 32, 2, 4, 64, 64, "F16", False,
-               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=8,
+               Layout("model."), True, (SENTENCE, REPEATED, DIGITS), kv_heads=2, head_dim=8,
                config={"tie_word_embeddings": True, "rope_theta": None, "rope_scaling": None,
                        "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
                        "torch_dtype": None, "dtype": "float16", "transformers_version": "5.0.0"}),
@@ -833,7 +897,7 @@ CHECKPOINTS += [
                Layout("model."), True, (SENTENCE, REPEATED, FALLBACK), kv_heads=2, head_dim=8,
                config={"tie_word_embeddings": False, "sliding_window": 5, "rope_theta": 1000000.0}),
     Checkpoint("qwen3", "qwen3", "Qwen3ForCausalLM", 32, 2, 4, 64, 64, "BF16", False,
-               Layout("model."), True, (SENTENCE, REPEATED), kv_heads=2, head_dim=16,
+               Layout("model."), True, (SENTENCE, REPEATED, DIGITS), kv_heads=2, head_dim=16,
                config={"tie_word_embeddings": True}),
     Checkpoint("gemma3", "gemma3_text", "Gemma3ForCausalLM", 32, 3, 4, 64, 64, "BF16", False,
                Layout("model."), True, (SENTENCE, REPEATED, FALLBACK), kv_heads=1, head_dim=16,
@@ -875,8 +939,13 @@ REAL_VOCAB = {"bert": 30522, "gpt2": 50257, "llama": 49152, "qwen2": 151936, "ge
 SENTENCEPIECE = {"mistral": "llama", "gemma3_text": "gemma"}
 
 
-def tokenizer_for(family, pad_to=None):
-    """(tokenizer, tokenizer.json dict, encode(text) -> ids)."""
+def tokenizer_for(family, pad_to=None, kind=""):
+    """(tokenizer, tokenizer.json dict, encode(text) -> ids); `kind` names a byte-level BPE other
+    than the family's own (Llama 3's, in a llama checkpoint)."""
+    kind = kind or {"qwen2": "qwen", "qwen3": "qwen"}.get(family, "")
+    if kind in SPLIT_PATTERNS:
+        tok = build_bpe(kind, pad_to)
+        return tok, bpe_tokenizer_json(tok), lambda text: encode_bpe(text, tok)
     if family in SENTENCEPIECE:
         tok = build_sentencepiece(SENTENCEPIECE[family], pad_to)
         return tok, sentencepiece_tokenizer_json(tok), lambda text: encode_sentencepiece(text, tok)
@@ -897,7 +966,7 @@ def write_checkpoint(ck, folder, pad_vocab_to=None):
     """config.json, tokenizer.json and model.safetensors; returns (config, tokenizer, encode,
     tensors)."""
     shutil.rmtree(folder, ignore_errors=True)  # no stale cases from an earlier run
-    tok, tok_json, encode = tokenizer_for(ck.family, pad_vocab_to)
+    tok, tok_json, encode = tokenizer_for(ck.family, pad_vocab_to, ck.tokenizer)
     vocab_size = len(tok if isinstance(tok, dict) else tok.vocab)
     assert pad_vocab_to is None or vocab_size == pad_vocab_to
     positions = ck.tokens + (2 if ck.family == "roberta" else 0)
