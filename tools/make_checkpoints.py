@@ -260,9 +260,10 @@ def byte_words(text):
     return ["".join(chars[b] for b in w.encode("utf-8")) for w in GPT2_SPLIT.findall(text)]
 
 
-def train_bpe(n_merges):
-    """Most frequent adjacent pair first; ties broken by the pair itself, so the result is fixed."""
-    words = {tuple(w): c for w, c in collections.Counter(byte_words(CORPUS)).items()}
+def train_bpe(n_merges, words=None):
+    """Most frequent adjacent pair first; ties broken by the pair itself, so the result is fixed.
+    `words` (each word's count) defaults to CORPUS's byte-level words."""
+    words = {tuple(w): c for w, c in (words or collections.Counter(byte_words(CORPUS))).items()}
     merges = []
     for _ in range(n_merges):
         pairs = collections.Counter()
@@ -398,18 +399,7 @@ def build_sentencepiece(kind, pad_to=None):
     """Specials, the 256 byte tokens, the corpus's characters, then merges trained on its words."""
     words = collections.Counter(sp_normalize(" " + w, "gemma") for w in CORPUS.split())
     alphabet = sorted({ch for w in words for ch in w})
-    counts = {tuple(w): c for w, c in words.items()}
-    merges = []
-    for _ in range(N_MERGES):
-        pairs = collections.Counter()
-        for w, c in counts.items():
-            for pair in zip(w, w[1:]):
-                pairs[pair] += c
-        if not pairs:
-            break
-        best = min(pairs, key=lambda p: (-pairs[p], p))
-        merges.append(best)
-        counts = {merge_pair(w, best): c for w, c in counts.items()}
+    merges = train_bpe(N_MERGES, words)
     tokens = SP_SPECIALS[kind] + [f"<0x{b:02X}>" for b in range(256)] + alphabet + [a + b for a, b in merges]
     tokens += [f"<unused{i}>" for i in range((pad_to or 0) - len(tokens))]
     assert len(set(tokens)) == len(tokens)
