@@ -86,6 +86,14 @@ describe('needed(): what the page asks the worker for', () => {
     expect(pageStatus(store.state)).toEqual({ phase: 'ready', text: '3 tokens, computed in 5.0 ms.' });
   });
 
+  test('the model view of a short text whose every layer came draws them at once, asking for nothing', () => {
+    const store = page();
+    const first = send(store);
+    store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
+    store.dispatch({ type: 'layer', value: 'all' });
+    expect(needed(store.state)).toBeNull();
+  });
+
   test('a long text whose layers do not all fit: each view asks for what it draws, once', () => {
     const store = page();
     const first = send(store);

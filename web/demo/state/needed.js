@@ -3,7 +3,7 @@
 // an answer to older ones is dropped. Tested in Node (tests/js/page/needed.test.js).
 import { sameChoice } from './model-choice.js';
 import { allLayersShown, shownLayer } from './settings.js';
-import { summaryKey } from '../../src/views/view-data.js';
+import { OVERVIEW_SIZE, summaryKey } from '../../src/views/view-data.js';
 
 /**
  * The inputs a run depends on, as one string: the sentence, model or toy layer (with its sizes),
@@ -48,7 +48,9 @@ export function needed(state) {
   }
   const { view } = settings;
   const layer = shownLayer(state);
-  const overview = allLayersShown(state) && !run?.overview;
+  // The model view draws the weights themselves when the page holds every layer of a short text.
+  const everyLayer = run && run.tokens.length <= OVERVIEW_SIZE && run.layers.filter(Boolean).length === session.info.numLayers;
+  const overview = allLayersShown(state) && !run?.overview && !everyLayer;
   const weights = ['grid', 'head', 'lines'].includes(view) && !allLayersShown(state) && !run?.layers[layer];
   // The average and rollout views draw one matrix the worker computes: of the layer, or up to it.
   const summary = ['average', 'rollout'].includes(view) && !run?.summaries.has(summaryKey(view, layer)) ? { kind: view, layer } : null;
