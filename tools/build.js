@@ -3,7 +3,7 @@
 // `wasm-tests` also builds the GoogleTest runners of the WASM builds; `native` builds the native
 // library and its GoogleTest suite; `native-sanitize` builds that suite with clang under ASan and
 // UBSan, with the libFuzzer targets (run by tools/fuzz.js); `wasm-eigen` builds the benchmark's
-// Eigen baseline. `demo` builds the page (web/demo) into build/demo with Vite, and `single`
+// Eigen baseline, `gemm-probe` npm run bench's A/B of the two GEMM kernels. `demo` builds the page (web/demo) into build/demo with Vite, and `single`
 // bundles dist/multihead.js (one classic script with the two single-threaded WASM builds and both
 // built-in models inlined) with esbuild; both need `wasm` first. A preset is configured when its
 // folder is new or was configured otherwise (wasm and wasm-tests share one); CMake decides what is

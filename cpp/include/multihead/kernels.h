@@ -86,8 +86,8 @@ void f32_silu_scalar(size_t count, const float* x, float* y);
 #ifdef __wasm_simd128__
 void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                             size_t panel_stride, const float* bias, float* c, size_t ldc);
-void f32_bf16w_gemm_wasmsimd_4x8(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
-                                  size_t panel_stride, const float* bias, float* c, size_t ldc);
+void f32_bf16w_gemm_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
+                             size_t panel_stride, const float* bias, float* c, size_t ldc);
 void f32_softmax_wasmsimd(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
 void f32_layer_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const float* gamma,
                              const float* beta, float eps, float* y, size_t ldy);

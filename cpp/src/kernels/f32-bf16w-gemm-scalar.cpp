@@ -1,5 +1,5 @@
 // Scalar GEMM with bfloat16 weights, C = A·B + bias, B packed by pack_b_bf16: the reference for
-// f32-bf16w-gemm-wasmsimd-4x8.cpp. Each B value is widened to the float32 it stands for (its 16
+// f32-bf16w-gemm-wasmsimd.cpp. Each B value is widened to the float32 it stands for (its 16
 // bits as a float's upper half, exact) and accumulated in f32-gemm-scalar.cpp's order, so the result
 // is that kernel's on the widened B, to the last bit.
 #include "multihead/kernels.h"

@@ -25,7 +25,7 @@ const KernelSet& active_kernels() {
 #elif defined(__wasm_simd128__)
   static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_2x16, f32_softmax_wasmsimd, f32_layer_norm_wasmsimd,
                              f32_gelu_wasmsimd, f32_gelu_tanh_wasmsimd, f32_rms_norm_wasmsimd, f32_silu_wasmsimd,
-                             f32_bf16w_gemm_wasmsimd_4x8};
+                             f32_bf16w_gemm_wasmsimd};
   return set;
 #else
   return scalar_kernels();

@@ -1,0 +1,97 @@
+// npm run bench's GEMM probe: the SIMD build's F32 and BF16-weight GEMM kernels A/B on the shapes
+// of one SmolLM2-135M layer (width 576, 3 key/value heads of 64, MLP 1536) at 128 and 512 tokens,
+// and at one token (a decode step). The kernels take turns round by round; each round times enough
+// calls for about 0.1 s per kernel. Prints one JSON object: per shape the median GFLOP/s of each
+// and the median of the per-round ratios bf16/f32 (of GFLOP/s), and the same for a whole layer's
+// seven GEMMs at each token count. Built by `node tools/build.js gemm-probe` into build/wasm.
+#include <emscripten.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "multihead/kernels.h"
+
+using namespace multihead;
+
+namespace {
+
+struct Shape {
+  const char* what;
+  size_t n, k;  // a weight of `k` inputs and `n` outputs
+};
+constexpr Shape kLayer[] = {{"q_proj", 576, 576}, {"k_proj", 192, 576}, {"v_proj", 192, 576}, {"o_proj", 576, 576},
+                            {"gate_proj", 1536, 576}, {"up_proj", 1536, 576}, {"down_proj", 576, 1536}};
+constexpr int kRounds = 11;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Seeded values; a bfloat16 weight and the float32 it stands for, so both kernels do the same sums.
+struct Operands {
+  std::vector<float> a, packed;
+  std::vector<uint16_t> packed_bf16;
+  Operands(size_t m, size_t n, size_t k) : a(m * k), packed(kernels::packed_size(k, n)), packed_bf16(kernels::packed_size(k, n)) {
+    uint32_t state = 1;
+    auto next = [&] { return (state = state * 1664525u + 1013904223u) / 4294967296.0f - 0.5f; };
+    for (float& x : a) x = next();
+    std::vector<uint16_t> bits(k * n);
+    std::vector<float> wide(k * n);
+    for (size_t i = 0; i < bits.size(); ++i) {
+      const float x = next();
+      uint32_t u;
+      std::memcpy(&u, &x, sizeof u);
+      bits[i] = uint16_t(u >> 16);
+      wide[i] = kernels::bf16_to_f32(bits[i]);
+    }
+    kernels::pack_b(k, n, wide.data(), n, 1, 1.0f, packed.data());
+    kernels::pack_b_bf16(k, n, bits.data(), n, 1, packed_bf16.data());
+  }
+};
+
+}  // namespace
+
+int main() {
+  const kernels::KernelSet& set = kernels::active_kernels();
+  std::printf("{\"kernels\":\"%s\",\"shapes\":[", set.name);
+  bool first = true;
+  for (size_t m : {128, 512, 1}) {
+    std::vector<double> layer_f32(kRounds), layer_bf16(kRounds);
+    for (const Shape& s : kLayer) {
+      Operands o(m, s.n, s.k);
+      std::vector<float> c(m * s.n);
+      const double flops = 2.0 * m * s.n * s.k;
+      const int calls = std::max(1, int(4e9 / flops));  // about 0.1 s at 40 GFLOP/s
+      auto time = [&](auto&& call) {
+        const double start = emscripten_get_now();
+        for (int i = 0; i < calls; ++i) call();
+        return (emscripten_get_now() - start) / calls;
+      };
+      auto f32 = [&] { set.gemm(m, s.n, s.k, o.a.data(), s.k, o.packed.data(), kernels::panel_stride(s.k), nullptr, c.data(), s.n); };
+      auto bf16 = [&] {
+        set.gemm_bf16(m, s.n, s.k, o.a.data(), s.k, o.packed_bf16.data(), kernels::panel_stride(s.k), nullptr, c.data(), s.n);
+      };
+      time(f32), time(bf16);  // warm-up
+      std::vector<double> t32(kRounds), t16(kRounds), ratio(kRounds);
+      for (int r = 0; r < kRounds; ++r) {
+        if (r % 2 == 0) {
+          t32[r] = time(f32), t16[r] = time(bf16);
+        } else {
+          t16[r] = time(bf16), t32[r] = time(f32);
+        }
+        ratio[r] = t32[r] / t16[r];
+        layer_f32[r] += t32[r], layer_bf16[r] += t16[r];
+      }
+      std::printf("%s{\"m\":%zu,\"what\":\"%s\",\"n\":%zu,\"k\":%zu,\"f32Gflops\":%.2f,\"bf16Gflops\":%.2f,\"ratio\":%.4f}",
+                  first ? "" : ",", m, s.what, s.n, s.k, flops / median(t32) / 1e6, flops / median(t16) / 1e6, median(ratio));
+      first = false;
+    }
+    std::vector<double> ratio(kRounds);
+    for (int r = 0; r < kRounds; ++r) ratio[r] = layer_f32[r] / layer_bf16[r];
+    std::printf(",{\"m\":%zu,\"what\":\"layer\",\"ratio\":%.4f}", m, median(ratio));
+  }
+  std::printf("]}\n");
+}
