@@ -130,7 +130,7 @@ export function result(slice = RESULT, action, state) {
   switch (action.type) {
     case 'answered':
       if (action.answer.type !== 'result' || !answerFits(state, action.asked)) return slice;
-      return patched(slice, { run: merged(slice.run, action.answer, action.asked) });
+      return patched(slice, { run: merged(slice.run, action.answer, action.asked, state.session.info) });
     case 'stopped': // the view of a run that was stopped goes, its sentence stays
       return answerFits(state, action.asked) ? patched(slice, { run: null }) : slice;
     case 'ready':
@@ -147,11 +147,12 @@ export function result(slice = RESULT, action, state) {
 }
 
 /**
- * `run` with `answer` (to `asked`) added: a run for new inputs starts afresh; an answer for the
- * same inputs adds a layer's trace or predictions to what is there.
+ * `run` with `answer` (to `asked`) added: a run for new inputs starts afresh, with the shape of
+ * the model's attention from its `info` (ModelInfo); an answer for the same inputs adds a layer's
+ * trace or predictions to what is there.
  * @param {RunAnswer} answer
  */
-export function merged(run, answer, asked) {
+export function merged(run, answer, asked, info) {
   const fresh = run?.key !== asked.key;
   // nextTokens: a causal model's predictions by position, kept while the sentence stays, so
   // hovering back over a token asks the worker nothing.
@@ -161,7 +162,7 @@ export function merged(run, answer, asked) {
     tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
     // The toy layer's own mask, not the model's, is what its matrices show.
     causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
-    kvHeads: answer.kvHeads ?? null, windows: answer.windows ?? null,
+    kvHeads: asked.toy ? null : info?.kvHeads ?? null, windows: asked.toy ? null : info?.windows ?? null,
     roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated,
   } : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
   // A layer traced already holds its weights, with the rest of its matrices.

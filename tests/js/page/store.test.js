@@ -362,4 +362,12 @@ describe('settings', () => {
     expect(more.traced).toBe(2);
     expect(more.summary).toBe(first.summary);
   });
+
+  test('a run takes the grouped heads and windows from the model\'s info, sent once; the toy layer has neither', () => {
+    const info = { kvHeads: [0, 0, 1, 1], windows: [512, null] };
+    const asked = { key: 'k', text: 'a b', toy: null, fresh: true, layers: [], overview: false, summary: null, trace: null };
+    expect(merged(null, answer(asked), asked, info)).toMatchObject(info);
+    const toy = { ...asked, toy: { causal: false } };
+    expect(merged(null, answer(toy), toy, info)).toMatchObject({ kvHeads: null, windows: null });
+  });
 });

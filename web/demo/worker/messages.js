@@ -69,10 +69,11 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * What the page shows of a model: its kind, its sizes, its special tokens (from its tokenizer:
  * maskToken is null for a model that has none) and the engine build. `fallback` says why the
  * start model could not load, when the built-in one stands in.
- * `windows` gives each layer's sliding window (the keys a query sees), or null for full attention.
+ * `kvHeads` gives the key/value head each query head reads, and `windows` each layer's sliding
+ * window (the keys a query sees), or null for full attention.
  * @typedef {{ simd: boolean, threads: number, architecture: string, causal: boolean, hasLmHead: boolean,
  *   dModel: number, numLayers: number, numHeads: number, numKeyValueHeads: number, headDim: number,
- *   windows: (number | null)[], maxTokens: number, vocabSize: number,
+ *   kvHeads: number[], windows: (number | null)[], maxTokens: number, vocabSize: number,
  *   maskToken: string | null, closingToken: string | null, fallback: string }} ModelInfo
  */
 
@@ -85,11 +86,10 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
 /**
  * The answer to a RunRequest: the tokens always; `layers`, `overview`, `summary` and `trace` as
  * asked (the toy layer's trace always); `roles` for fresh inputs; `predictions` of a model with an
- * LM head; for fresh inputs with heads switched off, `changes` (per layer, how far its output moved). A model's run (not the
- * toy layer's) gives `kvHeads`, the key/value head each query head reads, and `windows`, each
- * layer's sliding window or null.
+ * LM head; for fresh inputs with heads switched off, `changes` (per layer, how far its output
+ * moved). The shape of the model's attention (kvHeads, windows) is in its ModelInfo, sent once.
  * @typedef {{ type: 'result', id: number, tokens: string[], unknown: boolean[], truncated: boolean, totalTokens: number,
- *   causal: boolean, hasLmHead: boolean, kvHeads?: number[], windows?: (number | null)[], ablated: Head[], ablation: string | null, ms: number,
+ *   causal: boolean, hasLmHead: boolean, ablated: Head[], ablation: string | null, ms: number,
  *   layers?: { layer: number, numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
  *   overview?: { block: number, labels: string[], layers: { weights: Float32Array[] }[] },
  *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },

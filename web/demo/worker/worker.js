@@ -78,7 +78,7 @@ function info(model) {
   const { architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim, maxTokens, vocabSize, specialTokens } = model;
   return {
     simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
-    windows: attentionShape(model).windows, maxTokens, vocabSize,
+    ...attentionShape(model), maxTokens, vocabSize,
     maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null, fallback: state.fallback,
   };
 }
@@ -138,7 +138,7 @@ function answer(data) {
     /** @type {import('./messages.js').RunAnswer} */
     const message = {
       type: 'result', id: data.id, tokens, unknown, truncated, totalTokens,
-      causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false, ...data.toy ? {} : attentionShape(model),
+      causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false,
       ablated: result.ablated ?? [], ablation: result.ablation ?? null, ms: 0,
     };
     if (data.toy) {

@@ -203,9 +203,9 @@ export class MultiheadView extends HTMLElement {
       const { tokens, unknown, truncated, totalTokens } = result;
       const causal = Boolean(result.causal);
       const closing = model.specialTokens.closing !== null; // a cut text keeps it
-      // run: the engine's result, kept to compute the four-steps view's layer when it is shown.
+      // run: the engine's result, kept with its model to compute the four-steps view's layer when it is shown.
       this.#state.result = {
-        key, source, tokens, unknown, truncated, totalTokens, causal, closing, ...attentionShape(model), layers: attentionLayers(result), run: result, traced: null,
+        key, source, model, tokens, unknown, truncated, totalTokens, causal, closing, ...attentionShape(model), layers: attentionLayers(result), run: result, traced: null,
       };
     }
     this.#draw();
@@ -241,7 +241,7 @@ export class MultiheadView extends HTMLElement {
   #trace(layer) {
     const r = this.#state.result;
     if (r.traced !== null) r.layers[r.traced] = { numHeads: r.layers[r.traced].numHeads, weights: r.layers[r.traced].weights };
-    r.layers[layer] = tracedLayer(r.run, layer, r.rotations[layer]);
+    r.layers[layer] = tracedLayer(r.run, layer, r.model.rotation(layer));
     r.traced = layer;
   }
 

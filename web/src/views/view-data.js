@@ -94,15 +94,13 @@ export function rolloutTo(result, layer) {
 
 /**
  * What the views draw of a model's shape: `kvHeads`, the key/value head each query head reads
- * (grouped-query attention), `windows`, each layer's sliding window (null: full attention), and
- * `rotations`, each layer's RoPE (model.rotation) or null.
+ * (grouped-query attention), and `windows`, each layer's sliding window (null: full attention).
  */
 export function attentionShape(model) {
   const group = model.numHeads / model.numKeyValueHeads;
   return {
     kvHeads: Array.from({ length: model.numHeads }, (_, h) => Math.floor(h / group)),
     windows: Array.from({ length: model.numLayers }, (_, l) => model.attentionWindow(l)),
-    rotations: Array.from({ length: model.numLayers }, (_, l) => model.rotation(l)),
   };
 }
 
