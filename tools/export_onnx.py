@@ -2,17 +2,19 @@
 
     /usr/bin/python3 tools/export_onnx.py build/checkpoints/bert-base [--out FILE] [--force]
 
-Reads the folder's config.json and model.safetensors (F32) and writes model.onnx beside them
-(or --out), unless it exists and is newer than both. The graph: input `ids` (n) int64, n
+Reads the folder's config.json and model.safetensors (F32, or BF16 widened to F32 exactly) and
+writes model.onnx beside them (or --out), unless it exists and is newer than both. The graph: input `ids` (n) int64, n
 dynamic; outputs `attention.0` … `attention.{L-1}`, each layer's softmax probabilities (H, n, n),
-and `hidden` (n, d), the final hidden states as the engine returns them (GPT-2: after ln_f). One
+and `hidden` (n, d), the final hidden states as the engine returns them (GPT-2: after ln_f; Llama:
+after the final norm). One
 output per layer, not one stacked tensor, so onnxruntime copies each layer's probabilities once,
 as our engine does. Float32, opset 17 (LayerNormalization is one op there; onnxruntime-web 1.31
 runs it). It prints how far onnxruntime would have to agree: the PyTorch float32 trace at one
 length is checked against the float64 one before export.
 
 What it deliberately does not do: no LM head (neither engine computes logits in the timed run),
-no batching, masks or ablation, no DistilBERT, and no `onnx` package: torch writes the protobuf.
+no batching, masks or ablation, no DistilBERT nor the newer decoders but Llama, and no `onnx`
+package: torch writes the protobuf.
 """
 import argparse
 import json
@@ -28,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_models  # noqa: E402
 
 OPSET = 17
-BASE_PREFIXES = ("bert.", "roberta.", "transformer.")  # a head class's base-model prefix
+BASE_PREFIXES = ("bert.", "roberta.", "transformer.", "model.")  # a head class's base-model prefix
+MODEL_TYPES = ("bert", "roberta", "gpt2", "llama")
 
 
 def reference_name(name):
@@ -41,7 +44,7 @@ def reference_name(name):
 
 
 def read_weights(path):
-    """hf_models name -> float32 tensor, for every F32 tensor of a safetensors file."""
+    """hf_models name -> float32 tensor, for every F32 or BF16 tensor of a safetensors file."""
     with open(path, "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
@@ -50,10 +53,14 @@ def read_weights(path):
     for name, info in header.items():
         if name == "__metadata__" or info["dtype"] == "I64":  # position_ids: a buffer, not a weight
             continue
-        if info["dtype"] != "F32":
-            raise SystemExit(f"{path}: {name} is {info['dtype']}; only F32 checkpoints are exported")
         start, end = info["data_offsets"]
-        array = np.frombuffer(data, dtype="<f4", count=(end - start) // 4, offset=start)
+        if info["dtype"] == "BF16":  # a bfloat16 is the upper half of its float32
+            bits = np.frombuffer(data, dtype="<u2", count=(end - start) // 2, offset=start)
+            array = (bits.astype("<u4") << 16).view("<f4")
+        elif info["dtype"] == "F32":
+            array = np.frombuffer(data, dtype="<f4", count=(end - start) // 4, offset=start)
+        else:
+            raise SystemExit(f"{path}: {name} is {info['dtype']}; only F32 and BF16 checkpoints are exported")
         weights[reference_name(name)] = torch.from_numpy(array.reshape(info["shape"]).copy())
     return weights
 
@@ -79,6 +86,13 @@ class Reference(torch.nn.Module):
                 x, _, p = hf_models.gpt2_block(x, w, l, c)
                 probs.append(p)
             x = hf_models.layer_norm(x, w, "ln_f", c["layer_norm_epsilon"])
+        elif c["model_type"] == "llama":
+            inv_freq = hf_models.llama_rope(c)
+            x = w["embed_tokens.weight"][ids]
+            for l in range(c["num_hidden_layers"]):
+                x, _, p = hf_models.llama_block(x, w, l, c, inv_freq)
+                probs.append(p)
+            x = hf_models.rms_norm(x, w["norm.weight"], c["rms_norm_eps"])
         else:
             eps = c["layer_norm_eps"]
             if c["model_type"] == "roberta":
@@ -103,8 +117,8 @@ def check_trace(config, weights, module, n):
 def export(folder, out):
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         config = json.load(f)
-    if config["model_type"] not in ("bert", "roberta", "gpt2"):
-        raise SystemExit(f"{folder}: model_type {config['model_type']} is not exported (bert, roberta, gpt2)")
+    if config["model_type"] not in MODEL_TYPES:
+        raise SystemExit(f"{folder}: model_type {config['model_type']} is not exported ({', '.join(MODEL_TYPES)})")
     weights = read_weights(os.path.join(folder, "model.safetensors"))
     module = Reference(config, weights).eval()
     attention, hidden = check_trace(config, weights, module, 16)

@@ -290,7 +290,9 @@ def grouped_attention(q, k, v, modes=None, window=None, scale=None, softcap=None
     attn_logit_softcapping does when `softcap` is set. Returns the heads' outputs concatenated
     (n, H·dh) and (H, n, n)."""
     H, n, dh = q.shape
-    k, v = (t.repeat_interleave(H // t.shape[0], dim=0) for t in (k, v))
+    # repeat_kv's expand and reshape, whose sizes an ONNX trace keeps symbolic (repeat_interleave's
+    # it fixes to the traced length)
+    k, v = (t[:, None].expand(-1, H // t.shape[0], -1, -1).reshape(H, n, dh) for t in (k, v))
     scores = q @ k.transpose(1, 2) * (dh ** -0.5 if scale is None else scale)
     if softcap:
         scores = torch.tanh(scores / softcap) * softcap
@@ -311,39 +313,52 @@ def optional_linear(x, w, name):
     return y + w[name + ".bias"] if name + ".bias" in w else y
 
 
-def llama_forward(config, w, ids, ablation):
-    """LlamaForCausalLM (and Qwen2ForCausalLM, which adds q/k/v biases, MistralForCausalLM,
-    whose every layer has config's sliding window, and Qwen3ForCausalLM, which normalises each
-    head's queries and keys before RoPE): RMSNorm pre-norm blocks, grouped-query attention with
-    RoPE, down(act(gate(x)) * up(x)), a final norm."""
+def llama_rope(config):
+    """inv_freq of a Llama-family config (LlamaRotaryEmbedding, with its scaling)."""
+    dh = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+    theta, fraction, scaling = rope_parameters(config)
+    return rope_inv_freq(theta, int(dh * fraction), scaling)
+
+
+def llama_block(x, w, l, config, inv_freq, modes=None):
+    """One LlamaDecoderLayer (and Qwen2's, Mistral's, Qwen3's): x (n, d) -> (x, the attention's
+    input after input_layernorm, probabilities (H, n, n))."""
     H = config["num_attention_heads"]
     KV = config.get("num_key_value_heads") or H
     dh = config.get("head_dim") or config["hidden_size"] // H
     eps = config["rms_norm_eps"]
     act = {"silu": torch.nn.functional.silu, "gelu": gelu_erf, "gelu_pytorch_tanh": gelu_tanh}[config.get("hidden_act", "silu")]
-    theta, fraction, scaling = rope_parameters(config)
-    inv_freq = rope_inv_freq(theta, int(dh * fraction), scaling)
-    x = w["embed_tokens.weight"][torch.tensor(ids)]  # (n, d)
     n = x.shape[0]
+    p = f"layers.{l}."
+    a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+    heads = lambda t, count: t.reshape(n, count, dh).transpose(0, 1)  # (n, count·dh) -> (count, n, dh)
+    q, k = heads(optional_linear(a, w, p + "self_attn.q_proj"), H), heads(optional_linear(a, w, p + "self_attn.k_proj"), KV)
+    if config["model_type"] == "qwen3":  # Qwen3Attention: q_norm and k_norm over head_dim, before RoPE
+        q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+    q, k = apply_rope(q, inv_freq), apply_rope(k, inv_freq)
+    v = heads(optional_linear(a, w, p + "self_attn.v_proj"), KV)
+    window = config.get("sliding_window", 4096) if config["model_type"] == "mistral" else None
+    context, probs = grouped_attention(q, k, v, modes, window)
+    x = x + optional_linear(context, w, p + "self_attn.o_proj")
+    m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+    x = x + optional_linear(act(optional_linear(m, w, p + "mlp.gate_proj")) * optional_linear(m, w, p + "mlp.up_proj"),
+                            w, p + "mlp.down_proj")
+    return x, a, probs
+
+
+def llama_forward(config, w, ids, ablation):
+    """LlamaForCausalLM (and Qwen2ForCausalLM, which adds q/k/v biases, MistralForCausalLM,
+    whose every layer has config's sliding window, and Qwen3ForCausalLM, which normalises each
+    head's queries and keys before RoPE): RMSNorm pre-norm blocks, grouped-query attention with
+    RoPE, down(act(gate(x)) * up(x)), a final norm."""
+    inv_freq = llama_rope(config)
+    x = w["embed_tokens.weight"][torch.tensor(ids)]  # (n, d)
     attentions, inputs = [], []
     for l in range(config["num_hidden_layers"]):
-        p = f"layers.{l}."
-        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        heads = lambda t, count: t.reshape(n, count, dh).transpose(0, 1)  # (n, count·dh) -> (count, n, dh)
-        q, k = heads(optional_linear(a, w, p + "self_attn.q_proj"), H), heads(optional_linear(a, w, p + "self_attn.k_proj"), KV)
-        if config["model_type"] == "qwen3":  # Qwen3Attention: q_norm and k_norm over head_dim, before RoPE
-            q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
-        q, k = apply_rope(q, inv_freq), apply_rope(k, inv_freq)
-        v = heads(optional_linear(a, w, p + "self_attn.v_proj"), KV)
-        window = config.get("sliding_window", 4096) if config["model_type"] == "mistral" else None
-        context, probs = grouped_attention(q, k, v, layer_modes(ablation, l, H), window)
-        x = x + optional_linear(context, w, p + "self_attn.o_proj")
-        m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
-        x = x + optional_linear(act(optional_linear(m, w, p + "mlp.gate_proj")) * optional_linear(m, w, p + "mlp.up_proj"),
-                                w, p + "mlp.down_proj")
+        x, a, probs = llama_block(x, w, l, config, inv_freq, layer_modes(ablation, l, config["num_attention_heads"]))
         inputs.append(a)
         attentions.append(probs)
-    hidden = rms_norm(x, w["norm.weight"], eps)
+    hidden = rms_norm(x, w["norm.weight"], config["rms_norm_eps"])
     head = w.get("lm_head.weight", w["embed_tokens.weight"] if config.get("tie_word_embeddings") else None)
     return Trace(torch.stack(attentions), torch.stack(inputs), hidden, None if head is None else hidden @ head.T)
 
