@@ -4,7 +4,9 @@
 // Hovering or keyboard-focusing a query shows its lines, clicking pins it; hovering a key shows
 // the lines into it. It deliberately does not print numbers (the heatmaps do), does not let the
 // user pick heads (the page passes `heads`), and does not listen to resizes (the page calls
-// update() again).
+// update() again). Past ALL_LINES_UP_TO queries it draws the lines of one query (or into one key)
+// at a time, the last query's until another is pointed at: 1024 queries of 14 heads would be over
+// a million lines on a canvas 22,528 pixels tall, seconds of rasterising for a solid block.
 import { headColor } from './colormap.js';
 import { axes, el, sameAxes, tokenLabel } from './dom.js';
 
@@ -13,9 +15,11 @@ const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; skipping them ke
 const FADE = 0.06; // opacity factor for the lines outside the highlight
 const LEVELS = 64; // opacities are bucketed so each frame is a few strokes, not 16k
 const MAX_CANVAS = 360; // wider only flattens the lines
+const ALL_LINES_UP_TO = 256; // queries whose lines are all drawn at once
 
 export const LINES_CSS = `
 .mh-lines { color: var(--mh-fg, #222); font: 13px/1.2 var(--mh-font-mono, ui-monospace, monospace); }
+.mh-lines-note { margin: 0 0 0.5rem; font: 12px/1.4 var(--mh-font, system-ui, sans-serif); }
 .mh-lines-heads { display: flex; flex-wrap: wrap; gap: 0.25rem 0.9rem; list-style: none; margin: 0 0 0.5rem; padding: 0; font-size: 12px; }
 .mh-lines-swatch { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.35em; border-radius: 2px; vertical-align: -0.1em; }
 .mh-lines-body { display: grid; align-items: start; }
@@ -39,6 +43,7 @@ export function createLinesView(root, options = {}) {
   };
   root.replaceChildren();
   root.classList.add('mh-lines');
+  const note = el('p', 'mh-lines-note');
   const heads = el('ul', 'mh-lines-heads');
   heads.setAttribute('aria-label', 'head colours');
   const body = el('div', 'mh-lines-body');
@@ -49,7 +54,7 @@ export function createLinesView(root, options = {}) {
   const keys = el('ol', 'mh-lines-col mh-lines-keys');
   keys.setAttribute('aria-label', 'keys');
   body.append(queries, canvas, keys);
-  root.append(heads, body);
+  root.append(note, heads, body);
 
   const listeners = {
     pointerover: (e) => hover(e.target),
@@ -73,6 +78,8 @@ export function createLinesView(root, options = {}) {
       renderTokens(shown);
     }
     renderHeads(data.heads);
+    note.hidden = state.nQueries <= ALL_LINES_UP_TO;
+    note.textContent = `${state.nQueries} queries: the lines of one at a time. Point at a query or a key, or move through the queries with the keyboard.`;
     layout(root.clientWidth, Math.max(state.nQueries, state.nKeys));
     const names = data.heads.map((h) => h + 1).join(', ');
     canvas.setAttribute('aria-label', `attention from each query to each key, head${data.heads.length > 1 ? 's' : ''} ${names}`);
@@ -120,12 +127,13 @@ export function createLinesView(root, options = {}) {
   }
 
   // What to highlight: the pointer wins over keyboard focus, which wins over the pin.
+  // Past ALL_LINES_UP_TO queries there is always one: the last query by default.
   function highlight() {
     if (state.hoverQuery !== null) return { query: state.hoverQuery };
     if (state.hoverKey !== null) return { key: state.hoverKey };
     if (state.focusQuery !== null) return { query: state.focusQuery };
     if (state.pinned !== null) return { query: state.pinned };
-    return null;
+    return state.nQueries > ALL_LINES_UP_TO ? { query: state.nQueries - 1 } : null;
   }
 
   function draw() {
@@ -138,13 +146,17 @@ export function createLinesView(root, options = {}) {
     ctx.clearRect(0, 0, w, Math.max(nQueries, nKeys) * ROW);
     const focus = highlight();
     const inFocus = (i, j) => !focus || focus.query === i || focus.key === j;
+    // Past ALL_LINES_UP_TO queries only the highlighted row or column is drawn, not the faded rest.
+    const onlyFocus = nQueries > ALL_LINES_UP_TO;
+    const range = (count, one) => (onlyFocus && one !== undefined ? [one, one + 1] : [0, count]);
+    const [i0, i1] = range(nQueries, focus?.query), [j0, j1] = range(nKeys, focus?.key);
     ctx.lineWidth = focus ? 2 : 1.5;
     let strong = 0;
     for (const head of data.heads) {
       const values = data.weights[head];
       const paths = new Array(LEVELS + 1).fill(null);
-      for (let i = 0; i < nQueries; i++) {
-        for (let j = 0; j < nKeys; j++) {
+      for (let i = i0; i < i1; i++) {
+        for (let j = j0; j < j1; j++) {
           const v = values[i * nKeys + j];
           if (!(v > MIN_WEIGHT)) continue;
           const shown = inFocus(i, j);
