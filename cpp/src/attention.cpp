@@ -268,9 +268,22 @@ void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, si
     if (n < 1) throw std::invalid_argument(std::string(name) + " must be at least 1, got " + std::to_string(n));
     if (n > kMaxTokens) throw LimitError(std::string(name) + " is " + std::to_string(n) + ", above the limit of " + std::to_string(kMaxTokens));
   };
-  const bool self = in.x_q == in.x_kv && in.n_queries == in.n_keys;
+  if (in.cache) {  // the model's own buffers: checked for consistency, as a caller's mistake
+    const KvCache& c = *in.cache;
+    if (in.x_kv != in.x_q || in.query_position != c.length || in.n_keys != c.length + in.n_queries) {
+      throw std::logic_error("a cached attention pass must read its keys and values from its queries' rows, at the cache's length");
+    }
+    if (c.k.cols() != kv_width() || c.v.cols() != kv_width() || c.v.rows() != c.k.rows()) {
+      throw std::logic_error("the KV cache is not (capacity, kv·dh) = (" + std::to_string(c.k.rows()) + ", " + std::to_string(kv_width()) + ")");
+    }
+    if (in.n_keys > c.capacity()) {
+      throw LimitError(std::to_string(in.n_keys) + " positions are more than the KV cache holds (" + std::to_string(c.capacity()) + ")");
+    }
+  }
+  // Self-attention reads its keys from its queries' rows: so does a cached pass, after the cache's.
+  const bool self = in.x_q == in.x_kv && (in.n_queries == in.n_keys || in.cache);
   check_count(self ? "n_tokens" : "n_queries", in.n_queries);
-  if (!self) check_count("n_keys", in.n_keys);
+  if (!self || in.cache) check_count("n_keys", in.n_keys);
   if (in.query_position < 0 || in.query_position > kMaxTokens) {
     throw std::invalid_argument("query_position must be from 0 to " + std::to_string(kMaxTokens) + ", got " + std::to_string(in.query_position));
   }
@@ -331,7 +344,7 @@ void MultiHeadAttention::forward_into(const Matrix& x, AttentionTrace& trace, co
 void MultiHeadAttention::forward_into(const AttentionInput& input, AttentionTrace& trace) const {
   // The rows are as many as the counts say: this entry trusts its pointers (the model's own buffers).
   const auto rows = [&](int n) { return size_t(std::max(n, 0)) * size_t(config_.d_model); };
-  checked_run(input, rows(input.n_queries), rows(input.n_keys), 0, true, trace);
+  checked_run(input, rows(input.n_queries), rows(input.cache ? input.n_queries : input.n_keys), 0, true, trace);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
@@ -373,13 +386,16 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   const char* kv_name = kv == h ? "head" : "key/value head";
 
   // 1. Project: queries from x_q for all query heads at once, keys and values from x_kv for all
-  // key/value heads: (n_q, h·dh), (n_k, kv·dh), (n_k, kv·dh).
+  // key/value heads: (n_q, h·dh), (n_k, kv·dh), (n_k, kv·dh). With a cache, the new rows' keys and
+  // values only, at positions from the cache's length, and n_k counts the cached keys too.
+  KvCache* cache = in.cache;
+  const size_t new_keys = cache ? n_q : n_k, key_position = cache ? size_t(cache->length) : 0;
   t.q.resize(n_q, qw);
-  t.k.resize(n_k, kvw);
-  t.v.resize(n_k, kvw);
+  t.k.resize(new_keys, kvw);
+  t.v.resize(new_keys, kvw);
   multiply(n_q, in.x_q, d, wq_, bias_of(bq_), t.q.data(), qw);
-  multiply(n_k, in.x_kv, d, wk_, bias_of(bk_), t.k.data(), kvw);
-  multiply(n_k, in.x_kv, d, wv_, bias_of(bv_), t.v.data(), kvw);
+  multiply(new_keys, in.x_kv, d, wk_, bias_of(bk_), t.k.data(), kvw);
+  multiply(new_keys, in.x_kv, d, wv_, bias_of(bv_), t.v.data(), kvw);
   check_heads(t.q, dh, "the queries");
   check_heads(t.k, dh, "the keys", kv_name);
   check_heads(t.v, dh, "the values", kv_name);
@@ -400,9 +416,20 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   }
   if (rotate_) {
     rotate_(t.q, config_.n_heads, in.query_position);
-    rotate_(t.k, config_.n_kv_heads, 0);
+    rotate_(t.k, config_.n_kv_heads, int(key_position));
     check_heads(t.q, dh, "the rotated queries");
     check_heads(t.k, dh, "the rotated keys", kv_name);
+  }
+
+  // The keys and values the heads read: the new rows, or, with a cache, every cached row after
+  // the new ones are stored (their row stride is kv·dh either way).
+  const float* all_k = t.k.data();
+  const float* all_v = t.v.data();
+  if (cache) {
+    cache->k.middleRows(Eigen::Index(key_position), Eigen::Index(n_q)) = t.k;
+    cache->v.middleRows(Eigen::Index(key_position), Eigen::Index(n_q)) = t.v;
+    all_k = cache->k.data();
+    all_v = cache->v.data();
   }
 
   // 2-3. Attention in each query head, reading its columns of Q and its key/value head's columns
@@ -419,8 +446,8 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   t.concat.resize(n_q, qw);
   const float scale = float(config_.score_scale());
   parallel_for(kv, 2 * n_k * kvw, [&](size_t g, size_t) {
-    kernels::pack_b(dh, n_k, t.k.data() + g * dh, 1, kvw, scale, keys.data() + g * key_floats);
-    kernels::pack_b(n_k, dh, t.v.data() + g * dh, kvw, 1, 1.0f, values.data() + g * value_floats);
+    kernels::pack_b(dh, n_k, all_k + g * dh, 1, kvw, scale, keys.data() + g * key_floats);
+    kernels::pack_b(n_k, dh, all_v + g * dh, kvw, 1, 1.0f, values.data() + g * value_floats);
   });
   // Query r is at position query_position + r; with a causal mask it sees the keys up to there,
   // and with a window only the last `window` of them.

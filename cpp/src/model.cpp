@@ -154,10 +154,11 @@ Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config),
             step_name(spec, Weight::final_norm_w), step_name(spec, Weight::attn_out_norm_w), step_name(spec, Weight::mlp_out_norm_w)};
 }
 
-void Model::check_ids(const std::vector<int32_t>& ids) const {
+void Model::check_ids(const std::vector<int32_t>& ids, int first_position) const {
   if (ids.empty()) throw std::invalid_argument("ids must hold at least 1 token, got 0");
-  if (ids.size() > size_t(config_.max_tokens())) {
-    throw LimitError("ids has " + std::to_string(ids.size()) + " tokens, above the model's limit of " +
+  if (ids.size() > size_t(config_.max_tokens()) - size_t(first_position)) {
+    throw LimitError((first_position ? std::to_string(first_position) + " tokens before and ids of " + std::to_string(ids.size()) + " are"
+                                     : "ids has " + std::to_string(ids.size()) + " tokens,") + " above the model's limit of " +
                      std::to_string(config_.max_tokens()) + " (max_position_embeddings = " +
                      std::to_string(config_.max_position_embeddings) + ")");
   }
@@ -169,7 +170,7 @@ void Model::check_ids(const std::vector<int32_t>& ids) const {
   }
 }
 
-Matrix Model::embed(const std::vector<int32_t>& ids) const {
+Matrix Model::embed(const std::vector<int32_t>& ids, int first_position) const {
   const WeightSet& w = weights_.weights;
   const size_t n = ids.size(), d = size_t(config_.hidden_size);
   const bool types = !w[Weight::token_type_embeddings].empty(), positions = !w[Weight::position_embeddings].empty();
@@ -177,7 +178,8 @@ Matrix Model::embed(const std::vector<int32_t>& ids) const {
   std::vector<float> word(d);
   for (size_t i = 0; i < n; ++i) {
     table_row(w[Weight::word_embeddings], size_t(ids[i]), word.data());
-    const float* position = positions ? w.data(Weight::position_embeddings) + (size_t(config_.position_offset) + i) * d : nullptr;
+    const size_t at = size_t(config_.position_offset) + size_t(first_position) + i;
+    const float* position = positions ? w.data(Weight::position_embeddings) + at * d : nullptr;
     const float* type = types ? w.data(Weight::token_type_embeddings) : nullptr;  // row 0: token type 0
     const float scale = config_.embedding_scale;
     for (size_t c = 0; c < d; ++c) {
@@ -205,7 +207,16 @@ void Model::norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weigh
 // p.trace ← layer l's attention over `input` (n, d), handed to the run's hook.
 void Model::attend(size_t l, const Matrix& input, Pass& p) const {
   try {
-    weights_.layers[l].attention.forward_into(input, p.trace, layer_ablation(p.ablation, l));
+    const int n = int(input.rows());
+    AttentionInput in{.x_q = input.data(), .n_queries = n, .x_kv = input.data(), .n_keys = n,
+                      .ablation = layer_ablation(p.ablation, l)};
+    if (p.caches) {
+      KvCache& cache = (*p.caches)[l];
+      in.cache = &cache;
+      in.query_position = cache.length;
+      in.n_keys = cache.length + n;
+    }
+    weights_.layers[l].attention.forward_into(in, p.trace);
   } catch (const OverflowError& e) {
     throw OverflowError(layer_name(l) + ": " + e.what());
   }
@@ -317,11 +328,60 @@ const Ablation* Model::layer_ablation(const std::vector<Ablation>& ablation, siz
 }
 
 ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer, const std::vector<Ablation>& ablation) const {
-  check_ids(ids);
+  return pass(ids, 0, nullptr, on_layer, ablation);
+}
+
+ModelRun Model::extend(const std::vector<int32_t>& ids, std::vector<KvCache>& caches, const LayerHook& on_layer,
+                       const std::vector<Ablation>& ablation) const {
+  const int position = caches.empty() ? 0 : caches.front().length;
+  const int needed = position + int(std::min<size_t>(ids.size(), size_t(kMaxTokens) + 1));
+  if (caches.size() != weights_.layers.size()) {
+    throw std::invalid_argument("caches has " + std::to_string(caches.size()) + " layers, expected " + std::to_string(weights_.layers.size()));
+  }
+  for (const KvCache& c : caches) {
+    if (c.length != position) throw std::invalid_argument("the caches hold different numbers of positions");
+    if (needed > c.capacity()) {
+      throw LimitError(std::to_string(position) + " cached positions and " + std::to_string(ids.size()) +
+                       " new ones are more than the cache holds (" + std::to_string(c.capacity()) + ")");
+    }
+  }
+  ModelRun result = pass(ids, position, &caches, on_layer, ablation);
+  for (KvCache& c : caches) c.length += int(ids.size());
+  return result;
+}
+
+double Model::cache_bytes(int capacity) const {
+  const double kv_width = double(config_.num_key_value_heads) * double(config_.head_dim);
+  return 2.0 * 4.0 * double(config_.num_hidden_layers) * double(capacity) * kv_width;
+}
+
+std::vector<KvCache> Model::make_caches(int capacity) const {
+  if (capacity < 1 || capacity > config_.max_tokens()) {
+    throw LimitError("a KV cache of " + std::to_string(capacity) + " positions: it must hold from 1 to the model's " +
+                     std::to_string(config_.max_tokens()));
+  }
+  const double bytes = cache_bytes(capacity);
+  if (bytes > kMaxCacheBytes) {
+    throw LimitError("a KV cache of " + std::to_string(capacity) + " positions needs " + std::to_string(std::llround(bytes / (1 << 20))) +
+                     " MiB (layers × positions × key/value heads × head_dim × 2 floats), above the limit of " +
+                     std::to_string(std::llround(kMaxCacheBytes / (1 << 20))) + " MiB");
+  }
+  const Eigen::Index kv_width = Eigen::Index(config_.num_key_value_heads) * config_.head_dim;
+  std::vector<KvCache> caches(weights_.layers.size());
+  for (KvCache& c : caches) {
+    c.k.resize(capacity, kv_width);
+    c.v.resize(capacity, kv_width);
+  }
+  return caches;
+}
+
+ModelRun Model::pass(const std::vector<int32_t>& ids, int first_position, std::vector<KvCache>* caches, const LayerHook& on_layer,
+                     const std::vector<Ablation>& ablation) const {
+  check_ids(ids, first_position);
   check_ablation(ablation);
   ModelRun result;
-  Pass pass{result, on_layer, ablation, {}, {}, {}};
-  Matrix x = embed(ids);  // (n, d): the residual stream
+  Pass pass{result, on_layer, ablation, caches, {}, {}, {}};
+  Matrix x = embed(ids, first_position);  // (n, d): the residual stream
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     switch (config_.architecture->block) {
       case Block::post_norm: post_norm_block(l, x, pass); break;

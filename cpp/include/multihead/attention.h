@@ -115,11 +115,23 @@ void check_config(const AttentionConfig& config);
 // configuration of standard multi-head attention gets the same numbers it always had.
 AttentionWeights random_attention_weights(const AttentionConfig& config, uint32_t seed);
 
+// One layer's keys and values of every position so far, for generation (model.h's Generation):
+// the keys as the scores use them (normalised and rotated, when the layer does), each key/value
+// head once. Rows [0, length) hold positions 0 … length − 1; the matrices are allocated for
+// `capacity` positions up front. A cached pass writes its new rows after `length` and leaves
+// `length` to its caller, which advances every layer's together once the whole pass succeeded.
+struct KvCache {
+  Matrix k, v;     // (capacity, kv·dh)
+  int length = 0;  // positions filled
+  int capacity() const { return int(k.rows()); }
+};
+
 // Everything one forward pass computed, for drawing and for teaching.
 struct AttentionTrace {
   int n_queries = 0, n_keys = 0, d_model = 0, n_heads = 0, n_kv_heads = 0, d_head = 0;
   Matrix q;                    // (n_q, h·dh): query head i is columns [i·dh, (i+1)·dh); normalised and rotated, if the layer does
-  Matrix k, v;                 // (n_k, kv·dh): key/value head g is columns [g·dh, (g+1)·dh); k as q
+  Matrix k, v;                 // (n_k, kv·dh): key/value head g is columns [g·dh, (g+1)·dh); k as q.
+                               // In a cached pass (KvCache) only the new rows: the cache holds the rest
   Matrix q_unrotated;          // q before the rotation (after any head norm); empty when the layer does not rotate
   Matrix k_unrotated;          // k likewise
   std::vector<float> scores;   // (h, n_q, n_k): scale·Q_i·K_gᵀ + bias, -infinity where masked
@@ -162,6 +174,10 @@ struct AttentionInput {
   const uint8_t* key_mask = nullptr;    // (n_k): nonzero = visible; or null, every key visible
   const float* score_bias = nullptr;    // the second extension point: (h, n_q, n_k) added to the scaled scores; or null
   const Ablation* ablation = nullptr;   // (h), or null: see Ablation
+  // A KV cache, or null. With one, x_kv must be x_q: the new rows' keys and values go into the
+  // cache at positions cache->length …, the queries are at those positions (query_position must be
+  // cache->length), and they attend over every cached key: n_keys = cache->length + n_queries.
+  KvCache* cache = nullptr;
 };
 
 // The definition, in plain loops and doubles: for each query head i and its key/value head

@@ -22,6 +22,9 @@
 
 namespace multihead {
 
+// Upper bound on the memory of one generation's KV caches (Model::make_caches).
+constexpr double kMaxCacheBytes = double(size_t{1} << 30);
+
 // One block's weights: its attention layer, and the rest by kind (weights.h: norm1, norm2, the MLP's).
 struct LayerWeights {
   MultiHeadAttention attention;
@@ -56,6 +59,19 @@ class Model {
   // each ablated head's output is replaced before its layer's output projection (attention.h).
   ModelRun run(const std::vector<int32_t>& ids, const LayerHook& on_layer = {},
                const std::vector<Ablation>& ablation = {}) const;
+  // The same pass over ids (n) at the positions after those `caches` hold (one KvCache per layer,
+  // from make_caches, all of one length p): reads every cached key and value, stores the new ones
+  // and, once every layer has succeeded, advances each cache's length by n. On an error the
+  // caches are as they were. A prefill is ids of the prompt into empty caches; a step of
+  // generation is one id. The hook sees each layer's trace: n queries over p + n keys, and only the
+  // new rows of K and V. Positions past the caches' capacity or config().max_tokens() throw.
+  ModelRun extend(const std::vector<int32_t>& ids, std::vector<KvCache>& caches, const LayerHook& on_layer = {},
+                  const std::vector<Ablation>& ablation = {}) const;
+  // Empty caches for `capacity` positions, one per layer: layers × capacity × kv·dh × 2 floats,
+  // checked against kMaxCacheBytes before anything is allocated.
+  std::vector<KvCache> make_caches(int capacity) const;
+  // The bytes make_caches(capacity) takes.
+  double cache_bytes(int capacity) const;
   // Layer `layer`'s full attention trace for `input` (n, d), as run() computed it from inputs[layer]
   // with the same `ablation`.
   AttentionTrace layer_trace(int layer, const Matrix& input, const std::vector<Ablation>& ablation = {}) const;
@@ -75,12 +91,17 @@ class Model {
     ModelRun& run;
     const LayerHook& on_layer;
     const std::vector<Ablation>& ablation;
+    std::vector<KvCache>* caches;  // one per layer, or null: attention over the pass's own rows only
     Matrix normed;          // (n, d): a pre-norm block's normalised input
     Matrix branch;          // (n, d): the MLP's output
     AttentionTrace trace;   // one layer's, reused: at most one full trace is alive
   };
 
-  void check_ids(const std::vector<int32_t>& ids) const;
+  // ids as tokens at positions first_position, …: in the vocabulary and within the model's length.
+  void check_ids(const std::vector<int32_t>& ids, int first_position = 0) const;
+  // The pass itself, shared by run() and extend().
+  ModelRun pass(const std::vector<int32_t>& ids, int first_position, std::vector<KvCache>* caches, const LayerHook& on_layer,
+                const std::vector<Ablation>& ablation) const;
   // Layer l's part of a checked ablation (null for none).
   const Ablation* layer_ablation(const std::vector<Ablation>& ablation, size_t l) const;
   void check_ablation(const std::vector<Ablation>& ablation) const;
@@ -90,7 +111,7 @@ class Model {
   void pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const;
   void parallel_block(size_t l, Matrix& x, Pass& p) const;
   // The steps.
-  Matrix embed(const std::vector<int32_t>& ids) const;                                         // (n, d)
+  Matrix embed(const std::vector<int32_t>& ids, int first_position) const;                     // (n, d)
   void norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
             const std::string& step) const;                                                    // (n, d) → (n, d)
   void attend(size_t l, const Matrix& input, Pass& p) const;                                   // (n, d) → p.trace
