@@ -20,8 +20,11 @@ with an LM head, logits.f32 (n, V); average.f32 (L, n, n) and rollout.f32 (n, n)
 attention_summaries.py; raw little-endian, row-major, no header. The cases
 ablated-zero and ablated-mean run the first sentence with two heads switched off (ABLATIONS) and
 add ablation.u8 (L, H): 0 for a head left on, 1 zeroed, 2 replaced by its mean. It prints how far a
-float32 forward lands from float64, as a guide for tolerances. Fixed seeds: two runs write
-byte-identical files.
+float32 forward lands from float64, as a guide for tolerances. A causal checkpoint with an LM
+head also gets greedy.json: the first sentence's ids and the GREEDY_TOKENS ids the float64
+reference writes after them greedily (to an eos_token_id, if it writes one first), each chosen
+again from a whole run over the text so far, with the smallest margin between the first and
+second logit it saw. Fixed seeds: two runs write byte-identical files.
 
 With --size it writes one real-size random checkpoint (bert-base: BertForPreTraining layout
 of bert-base-uncased, F32; gpt2: GPT2LMHeadModel layout of gpt2, F32; smollm2-135m, qwen2.5-0.5b and
@@ -1018,6 +1021,27 @@ def write_case(folder, text, ids, trace, vocab_size, ablation=None):
         f.write("\n".join(lines) + "\n")
 
 
+GREEDY_TOKENS = 32
+CAUSAL_FAMILIES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "gpt_neox", "gemma3_text")
+
+
+def write_greedy(path, config, w64, ids, dtype):
+    """greedy.json: `ids` and what the float64 reference writes after them, greedily."""
+    eos = [config["eos_token_id"]] if isinstance(config.get("eos_token_id"), int) else config.get("eos_token_id") or []
+    text, out, margin = list(ids), [], float("inf")
+    for _ in range(GREEDY_TOKENS):
+        logits = hf_models.forward(config, w64, text, None, dtype).logits[-1]
+        top = torch.topk(logits, 2)
+        margin = min(margin, float(top.values[0] - top.values[1]))
+        out.append(int(top.indices[0]))
+        text.append(out[-1])
+        if out[-1] in eos:
+            break
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"prompt": list(ids), "output": out, "smallestMargin": margin}) + "\n")
+    return out, margin
+
+
 def max_diff(a, b):
     return float((a.double() - b).abs().max())
 
@@ -1044,6 +1068,9 @@ def write_fixtures():
                 line += (f", logits {max_diff(t32.logits, t64.logits):.1e} "
                          f"(max |logit| {float(t64.logits.abs().max()):.1f})")
             print(line + f"; max attention weight {float(t64.attention.max()):.2f}")
+        if t64.logits is not None and ck.family in CAUSAL_FAMILIES:
+            out, margin = write_greedy(os.path.join(folder, "greedy.json"), config, w64, encode(SENTENCE[1]), STORAGE[ck.dtype])
+            print(f"  greedy: {len(out)} tokens written, smallest margin between the first two logits {margin:.1e}")
 
 
 def main():

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "multihead/attention.h"
+#include "multihead/generation.h"
 #include "multihead/model.h"
 #include "multihead/rope.h"
 #include "multihead/model_loader.h"
@@ -224,7 +225,10 @@ std::vector<Ablation> ablations(val ablation) {
   return out;
 }
 
-val run_model(const Model& model, val ids, val on_layer, val ablation) {
+// run(ids, hook), Model::run or Generation::extend, with on_layer(layer, weights view) as its hook:
+// { inputs, hidden } as copies.
+template <class Run>
+val run_with_hook(Run&& run, val ids, val on_layer) {
   try {
     return result_or_error([&] {
       const bool hook = !on_layer.isUndefined() && !on_layer.isNull();
@@ -233,17 +237,33 @@ val run_model(const Model& model, val ids, val on_layer, val ablation) {
         val answer = on_layer(layer, view(t.weights.data(), t.weights.size()));
         if (answer.instanceof(val::global("Error"))) throw StopRun{answer};
       };
-      const ModelRun run = model.run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), on_trace, ablations(ablation));
+      const ModelRun done = run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), on_trace);
       val inputs = val::array();
-      for (const Matrix& input : run.inputs) inputs.call<void>("push", copy(input.data(), size_t(input.size())));
+      for (const Matrix& input : done.inputs) inputs.call<void>("push", copy(input.data(), size_t(input.size())));
       val out = val::object();
       out.set("inputs", inputs);
-      out.set("hidden", copy(run.hidden.data(), size_t(run.hidden.size())));
+      out.set("hidden", copy(done.hidden.data(), size_t(done.hidden.size())));
       return out;
     });
   } catch (const StopRun& stop) {
     return stop.error;
   }
+}
+
+val run_model(const Model& model, val ids, val on_layer, val ablation) {
+  const std::vector<Ablation> codes = ablations(ablation);
+  return run_with_hook([&](const std::vector<int32_t>& i, const LayerHook& hook) { return model.run(i, hook, codes); }, ids, on_layer);
+}
+
+// Room for `capacity` positions of text written with `model` (generation.h).
+val create_generation(const Model& model, int capacity, val ablation) {
+  return result_or_error([&] { return val(std::make_unique<Generation>(model, capacity, ablations(ablation))); });
+}
+
+// The prompt, or one new id, after what `generation` holds: as runModel, each layer's weights
+// (h, n_new, n_all) to on_layer.
+val generation_extend(Generation& generation, val ids, val on_layer) {
+  return run_with_hook([&](const std::vector<int32_t>& i, const LayerHook& hook) { return generation.extend(i, hook); }, ids, on_layer);
 }
 
 val layer_trace(const Model& model, int layer, val input, val ablation) {
@@ -293,6 +313,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::class_<AttentionTrace>("AttentionTrace").constructor<>();
   emscripten::class_<Model>("Model");
   emscripten::class_<ModelLoader>("ModelLoader");
+  emscripten::class_<Generation>("Generation");
   emscripten::function("createAttention", &create_attention);
   emscripten::function("createSeededAttention", &create_seeded_attention);
   emscripten::function("forward", &forward);
@@ -304,6 +325,8 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("loaderFinish", &loader_finish);
   emscripten::function("modelConfig", &model_config);
   emscripten::function("runModel", &run_model);
+  emscripten::function("createGeneration", &create_generation);
+  emscripten::function("generationExtend", &generation_extend);
   emscripten::function("layerTrace", &layer_trace);
   emscripten::function("modelLogits", &model_logits);
   emscripten::function("memory", &memory);

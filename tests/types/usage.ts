@@ -56,6 +56,16 @@ if (rope) console.log(rope.dimensions, rope.frequencies[0].toFixed(3));
 const kept: number = long.keptLayers;
 const rotated: Float32Array[] = [long.trace(0).queriesBeforeRotation(0), long.trace(0).keysBeforeRotation(3), long.trace(0).queries(0)];
 console.log(heads, window, kept, rotated, long.trace(0).kvHead(3));
+// Writing token by token: each step's token and attention row, how it ended, the whole result.
+const writing = gemma.generate('Once upon a time', { maxNewTokens: 8, temperature: 0.7, topP: 0.9, seed: 1, stop: ['.', 2], signal: controller.signal });
+for await (const step of writing) {
+  const row = step.attention(0, 3);
+  console.log(step.token, step.probability.toFixed(2), step.alternatives[0].token, row.nKeys, step.position, step.elapsedMs);
+}
+const written = await writing.result;
+console.log(writing.stopReason, written.tokens, gemma.eosTokenIds);
+// @ts-expect-error stop takes strings or ids
+gemma.generate('x', { stop: [true] });
 const next = gpt2.run('The cat sat on the');
 const top: { token: string; id: number; probability: number }[] = next.predictions(next.ids.length - 1, 3);
 const scores: Float32Array = next.logits(0);

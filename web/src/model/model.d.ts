@@ -42,6 +42,8 @@ export class Model {
    * (GPT-2 has neither).
    */
   readonly specialTokens: { readonly mask: SpecialToken | null; readonly closing: SpecialToken | null };
+  /** config.json's eos_token_id, as a list (empty when it has none): generate() stops after one. */
+  readonly eosTokenIds: readonly number[];
   /**
    * How many keys a query of `layer` (from 0) sees through its sliding window, the last ones with
    * its own included, or null when the layer attends to every key its mask allows (every layer of
@@ -62,6 +64,13 @@ export class Model {
    * whitespace-only text throws a RangeError.
    */
   run(text: string, options?: RunOptions): ModelResult;
+  /**
+   * Writes after `prompt` (a causal model with its LM head only), token by token, over a KV
+   * cache: iterate the Writing for its steps, as each is made; its `result` resolves to the
+   * ModelResult over prompt and output, however the writing ended. Throws for a masked LM, an
+   * empty prompt, a prompt longer than maxTokens or a bad option.
+   */
+  generate(prompt: string, options?: GenerateOptions): Writing;
   /** The tokenizer alone: the ids and token labels run() would get for `text`, before truncation. */
   tokenize(text: string): { ids: Int32Array; tokens: string[] };
   /**
@@ -104,6 +113,56 @@ export interface RunOptions {
    * truncated as the model's limit truncates it, and `truncated` says so.
    */
   maxTokens?: number;
+}
+
+/** Model.generate's options. */
+export interface GenerateOptions {
+  /** The most tokens to write (default 32); the model's maxTokens stops it too. */
+  maxNewTokens?: number;
+  /** 0 (default) writes the likeliest token; above 0 samples from softmax(logits / temperature). */
+  temperature?: number;
+  /** When sampling: only the topK likeliest tokens (default 0: all). */
+  topK?: number;
+  /** When sampling: only the fewest likeliest tokens whose probabilities reach topP (default 1). */
+  topP?: number;
+  /** Hugging Face's: the logits of tokens already in the text divided (if positive) or multiplied by it (default 1: none). */
+  repetitionPenalty?: number;
+  /** The sampler's seed, 0 to 2³² − 1 (default 0): the same seed writes the same tokens at any thread count. */
+  seed?: number;
+  /** Token ids, or strings of the written text, that end the writing once written (included). */
+  stop?: string | number | (string | number)[];
+  /** Ends the writing between two steps: the iteration throws signal.reason. */
+  signal?: AbortSignal;
+  /** Heads switched off for every step, as run()'s. */
+  ablate?: HeadId[];
+  ablation?: 'zero' | 'mean';
+}
+
+/** One step of a writing: the token written and its query's attention over every key so far. */
+export interface WritingStep {
+  /** The step's number, from 0. */
+  readonly index: number;
+  /** The token's position in the text (prompt included), from 0. */
+  readonly position: number;
+  readonly id: number;
+  /** As the tokenizer writes it alone. */
+  readonly token: string;
+  /** The model's own probability for it (softmax of its logits, before temperature and top-k/p). */
+  readonly probability: number;
+  /** The likeliest five tokens at this position, with the model's probabilities. */
+  readonly alternatives: readonly Prediction[];
+  /** This token's attention row in `layer` and `head`: (1 × position + 1), nQueries 1, nKeys position + 1. */
+  attention(layer: number, head: number): Float32Array & { nQueries: number; nKeys: number };
+  /** Time to choose the token and run it. */
+  readonly elapsedMs: number;
+}
+
+/** What Model.generate returns: an async iterable of its steps, used once. */
+export interface Writing extends AsyncIterable<WritingStep>, AsyncIterator<WritingStep> {
+  /** The ModelResult over prompt and output; rejects only if the model is disposed while it writes. */
+  readonly result: Promise<ModelResult>;
+  /** Why it ended, once it has: 'eos', 'stop', 'maxNewTokens', 'length' (the model's), 'aborted', 'returned' (a loop's break) or 'error'. */
+  readonly stopReason: 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error' | null;
 }
 
 /** One of result.predictions(): a token, its id, and the head's probability for it. */

@@ -11,6 +11,7 @@ import { NativeHandle, orThrow } from '../engine/wasm-glue.js';
 import { loadTokenizer } from '../tokenizer/tokenizer.js';
 import { AttentionTrace, withShape } from '../engine/trace.js';
 import { createLoader, streamInto } from '../engine/weights-stream.js';
+import { Writing, checkGenerateOptions } from './generate.js';
 
 export class Model {
   #module;
@@ -18,9 +19,10 @@ export class Model {
   #tokenizer;
   #windows; // per layer: its sliding window's keys, 0 for none
   #rotations; // per layer: { dimensions, frequencies } of its RoPE, or null
+  #writings = new Set(); // generate()'s Writings still holding KV caches
 
   /** @internal Use engine.loadModel(). */
-  constructor(module, native, tokenizer, onDispose) {
+  constructor(module, native, tokenizer, onDispose, eosIds = []) {
     this.#module = module;
     this.#native = new NativeHandle(native, 'model', () => onDispose(this));
     this.#tokenizer = tokenizer;
@@ -39,6 +41,7 @@ export class Model {
     this.#rotations = Object.freeze(Array.from(c.rotations, (r) => (r ? Object.freeze({ dimensions: r.dimensions, frequencies: Object.freeze([...r.frequencies]) }) : null)));
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
+    this.eosTokenIds = Object.freeze(eosIds.filter((id) => id < this.vocabSize));
     Object.freeze(this);
   }
 
@@ -61,7 +64,7 @@ export class Model {
         signal,
         onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
       });
-      return new Model(module, native, tokenizer, onDispose);
+      return new Model(module, native, tokenizer, onDispose, eosTokenIds(files.config));
     } catch (error) {
       native?.delete();
       throw error;
@@ -91,13 +94,7 @@ export class Model {
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const ids = Int32Array.from(pick(encoded.ids));
-    // An added token may lie past the model's vocabulary (Gemma 3's image tokens, in the tokenizer
-    // its text models share): only a text that produces one is refused, naming it.
-    const outside = ids.findIndex((id) => id >= this.vocabSize);
-    if (outside >= 0) {
-      throw new RangeError(`the text gives the token ${JSON.stringify(pick(encoded.tokens)[outside])} (id ${ids[outside]}), which this model ` +
-        `cannot embed: config.json's vocab_size is ${this.vocabSize} (ids 0 to ${this.vocabSize - 1})`);
-    }
+    this.#checkEmbeddable(ids, pick(encoded.tokens));
     const weights = [];
     // The layers whose weights fit in maxAttentionBytes are kept, from the first; the others are
     // recomputed from their inputs (kept for every layer, n × dModel each) when they are asked for.
@@ -113,14 +110,66 @@ export class Model {
       }
       return undefined;
     }, codes));
-    const source = {
+    return new ModelResult({ ...raw, weights, ablated, ablation, spans: pick(encoded.spans) }, ids, pick(encoded.tokens),
+      pick(encoded.unknown), total, this, this.#source(codes));
+  }
+
+  // What a result computes from the model when asked, with the heads `codes` switch off.
+  #source(codes) {
+    return {
       layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input, codes)),
       logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
       tokenText: (id) => this.#tokenizer.tokenText(id),
       alive: () => !this.#native.disposed,
     };
-    return new ModelResult({ ...raw, weights, ablated, ablation, spans: pick(encoded.spans) }, ids, pick(encoded.tokens),
-      pick(encoded.unknown), total, this, source);
+  }
+
+  // An added token may lie past the model's vocabulary (Gemma 3's image tokens, in the tokenizer
+  // its text models share): only a text that produces one is refused, naming it.
+  #checkEmbeddable(ids, tokens) {
+    const outside = ids.findIndex((id) => id >= this.vocabSize);
+    if (outside >= 0) {
+      throw new RangeError(`the text gives the token ${JSON.stringify(tokens[outside])} (id ${ids[outside]}), which this model ` +
+        `cannot embed: config.json's vocab_size is ${this.vocabSize} (ids 0 to ${this.vocabSize - 1})`);
+    }
+  }
+
+  /**
+   * Writes after `prompt`, token by token (generate.js): an async iterable of steps, each
+   * { index, position, id, token, probability, alternatives, attention(layer, head), elapsedMs },
+   * with a `result` promise of the ModelResult over prompt and output, and `stopReason` once it
+   * has ended. Options: maxNewTokens (32), temperature (0: greedy), topK (0: all), topP (1),
+   * repetitionPenalty (1: none), seed (0), stop (strings or token ids), signal, ablate and ablation
+   * (as run()'s). It stops at an end-of-sequence id (eosTokenIds), a stop, maxNewTokens or the
+   * model's length.
+   */
+  generate(prompt, options = {}) {
+    this.#native.get(); // throws if disposed
+    if (typeof prompt !== 'string') throw new TypeError(`prompt must be a string, got ${describe(prompt)}`);
+    if (!this.causal || !this.hasLmHead) {
+      throw new Error(`generate() needs a causal language model with its LM head; this ${this.architecture} model ` +
+        `${this.causal ? 'has no LM head in its model.safetensors' : 'is a masked language model: it fills in blanks (predictions()), it does not write'}`);
+    }
+    const checked = checkGenerateOptions(options, this.vocabSize);
+    const { codes, ablated, ablation } = checkAblation(checked.ablate, checked.ablation ?? 'zero', this.numLayers, this.numHeads);
+    if (prompt.trim() === '') throw new RangeError('prompt is empty: type at least one word');
+    const encoded = this.#tokenizer.encode(prompt);
+    const prompted = { ids: encoded.ids, tokens: encoded.tokens, unknown: encoded.unknown, spans: encoded.spans };
+    if (prompted.ids.length > this.maxTokens) {
+      throw new RangeError(`the prompt has ${prompted.ids.length} tokens, more than the model's ${this.maxTokens}: shorten it to write after it`);
+    }
+    this.#checkEmbeddable(prompted.ids, prompted.tokens);
+    const source = this.#source(codes);
+    const writing = new Writing({
+      module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numHeads: this.numHeads, dModel: this.dModel,
+      maxTokens: this.maxTokens, eosIds: this.eosTokenIds, ablationCodes: codes, maxAttentionBytes: MAX_ATTENTION_BYTES,
+      tokenText: (id) => this.#tokenizer.tokenText(id), decode: (ids) => this.#tokenizer.decode(ids),
+      runPrompt: () => this.run(prompt, checked.ablate ? { ablate: checked.ablate, ablation: ablation ?? 'zero' } : {}),
+      finish: (raw) => new ModelResult({ ...raw, ablated, ablation }, raw.ids, raw.tokens, raw.unknown, raw.ids.length, this, source),
+    }, prompted, checked);
+    this.#writings.add(writing);
+    writing.result.then(() => this.#writings.delete(writing), () => this.#writings.delete(writing));
+    return writing;
   }
 
   /** The tokenizer alone: `text`'s { ids, tokens } as run() would get them, before truncation. */
@@ -156,8 +205,10 @@ export class Model {
     return this.#rotations[checkInteger('layer', layer, 0, this.numLayers - 1)];
   }
 
-  /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
+  /** Frees the model's WASM memory, and that of any writing not finished. Later calls throw; a second dispose() does nothing. */
   dispose() {
+    for (const writing of this.#writings) writing.dispose();
+    this.#writings.clear();
     this.#native.dispose();
   }
 
@@ -270,6 +321,13 @@ export class ModelResult {
 }
 
 const ABLATION_CODES = { zero: 1, mean: 2 }; // as C++'s Ablation: 0 leaves a head on
+
+/** config.json's eos_token_id (one id or a list; absent in some), as a list of ids. */
+function eosTokenIds(configText) {
+  const config = JSON.parse(typeof configText === 'string' ? configText : new TextDecoder().decode(configText));
+  const ids = [config.eos_token_id ?? []].flat();
+  return ids.filter((id) => Number.isInteger(id) && id >= 0);
+}
 // The most attention weights a result keeps by default: 512 MiB, 128 layers of BERT-base at 512
 // tokens, but 9 of Qwen2.5-0.5B's 24 at 1024 (each 14 × 1024² floats, 56 MiB).
 const MAX_ATTENTION_BYTES = 512 * 2 ** 20;

@@ -70,6 +70,11 @@ class TextTokenizer {
   }
 
   /** Whether `id` is one of tokenizer.json's special added tokens. */
+  /** The text of `ids` together, special tokens included. */
+  decode(ids) {
+    return this.#tokenizer.decode(Array.from(ids));
+  }
+
   isSpecial(id) {
     return this.#special.has(id);
   }

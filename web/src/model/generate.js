@@ -1,0 +1,305 @@
+// model.generate(): a causal model writes, token by token, over C++'s KV caches (generation.h).
+// The prompt runs once; then each step chooses a token from the logits at the last position
+// (greedy at temperature 0, else sampled with the seeded generator below, never Math.random),
+// runs that one token, and hands over its attention row in every layer and head: the new query
+// over every cached key, as a whole run over the same tokens computes it.
+//
+// A Writing is an async iterable of steps, used once. Between steps it yields to the event loop (a
+// macrotask), so a page's Stop, typing and drawing go on while it writes; `signal` ends it there.
+// `result` resolves, however it ended, to a ModelResult over prompt and output whose attention
+// is assembled from the prefill and each step's row, as if the whole text had been run at once.
+import { checkInteger, checkObject, describe } from '../check.js';
+import { orThrow } from '../engine/wasm-glue.js';
+import { withShape } from '../engine/trace.js';
+
+const ALTERNATIVES = 5; // the likeliest tokens each step lists
+
+/** generate()'s options, each read once and checked; unknown names are refused. */
+export function checkGenerateOptions(options, vocabSize) {
+  checkObject('generate options', options);
+  const {
+    maxNewTokens = 32, temperature = 0, topK = 0, topP = 1, repetitionPenalty = 1, seed = 0, stop = [], signal,
+    ablate, ablation, ...rest
+  } = options;
+  const unknown = Object.keys(rest);
+  if (unknown.length) {
+    throw new TypeError(`generate has no option ${unknown.join(', ')}; its options are maxNewTokens, temperature, topK, topP, ` +
+      'repetitionPenalty, seed, stop, signal, ablate and ablation');
+  }
+  checkInteger('maxNewTokens', maxNewTokens, 1, 1 << 20);
+  const number = (name, value, low, high, lowOpen) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < low || (lowOpen && value === low) || value > high) {
+      throw new RangeError(`${name} must be a number from ${low}${lowOpen ? ' (not included)' : ''} to ${high}, got ${describe(value)}`);
+    }
+    return value;
+  };
+  number('temperature', temperature, 0, 100);
+  checkInteger('topK', topK, 0, vocabSize);
+  number('topP', topP, 0, 1, true);
+  number('repetitionPenalty', repetitionPenalty, 0, 100, true);
+  checkInteger('seed', seed, 0, 2 ** 32 - 1);
+  const stops = Array.isArray(stop) ? stop : [stop];
+  const stopIds = new Set(), stopStrings = [];
+  stops.forEach((s, i) => {
+    if (typeof s === 'string') {
+      if (s === '') throw new RangeError(`stop[${i}] is the empty string, which every text contains; give at least one character`);
+      stopStrings.push(s);
+    } else {
+      stopIds.add(checkInteger(`stop[${i}]`, s, 0, vocabSize - 1));
+    }
+  });
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
+  return { maxNewTokens, temperature, topK, topP, repetitionPenalty, seed, stopIds, stopStrings, signal, ablate, ablation };
+}
+
+/** A seeded generator of uniform numbers in [0, 1): mulberry32, the same sequence everywhere. */
+export function seededRandom(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * The next token from `logits` (not changed): the repetition penalty on the ids seen so far (as
+ * Hugging Face's: a positive logit divided by it, a negative one multiplied), then greedy at
+ * temperature 0, else softmax(logits / temperature) cut to the topK likeliest and to the fewest
+ * whose probabilities reach topP, and one draw of `random`. Ties go to the lower id.
+ */
+export function chooseToken(logits, seen, { temperature, topK, topP, repetitionPenalty }, random) {
+  const scores = Float64Array.from(logits);
+  if (repetitionPenalty !== 1) {
+    for (const id of seen) scores[id] = scores[id] > 0 ? scores[id] / repetitionPenalty : scores[id] * repetitionPenalty;
+  }
+  if (temperature === 0) {
+    let best = 0;
+    for (let i = 1; i < scores.length; i++) if (scores[i] > scores[best]) best = i;
+    return best;
+  }
+  const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
+  const keep = topK > 0 ? order.slice(0, topK) : order;
+  const max = scores[keep[0]];
+  const weights = keep.map((id) => Math.exp((scores[id] - max) / temperature));
+  const total = weights.reduce((a, b) => a + b, 0);
+  let count = 0, mass = 0;
+  while (count < keep.length && (count === 0 || mass < topP * total)) mass += weights[count++];
+  let draw = random() * mass;
+  for (let i = 0; i < count; i++) {
+    draw -= weights[i];
+    if (draw < 0) return keep[i];
+  }
+  return keep[count - 1];
+}
+
+/** The model's own probabilities (softmax of the raw logits): the chosen id's and the likeliest k. */
+function probabilities(logits, id, k, tokenText) {
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of logits) sum += Math.exp(v - max);
+  const p = (i) => Math.exp(logits[i] - max) / sum;
+  const top = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a] || a - b).slice(0, k);
+  return { probability: p(id), alternatives: top.map((i) => Object.freeze({ id: i, token: tokenText(i), probability: p(i) })) };
+}
+
+// The next macrotask: a message to ourselves, which browsers, workers and Node run at once
+// (setTimeout is clamped to 4 ms once nested).
+const nextTask = () => new Promise((resolve) => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    resolve();
+  };
+  channel.port2.postMessage(null);
+});
+
+/**
+ * One text being written. `model` gives the engine's calls: { module, native() (throws once the
+ * model is disposed), numLayers, numHeads, dModel, tokenText(id), decode(ids), finish(raw) → ModelResult }.
+ */
+export class Writing {
+  #model;
+  #options;
+  #prompt; // { ids, tokens, unknown, spans }
+  #random;
+  #native = null; // the C++ Generation, from the first step until the writing ends
+  #capacity;
+  #weights; // per layer: Float32Array (h, n, n) rows so far, n = capacity, or null past the kept layers
+  #rows = []; // per layer: the last step's rows, (h, 1, n_keys)
+  #inputs = []; // per layer: Float32Array rows (capacity, dModel)
+  #hidden; // Float32Array (capacity, dModel)
+  #ids = []; // the output's ids
+  #pending = null; // why the next call ends it
+  #resolve;
+  #started = false;
+  stopReason = null; // 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error', once it has ended
+
+  constructor(model, prompt, options) {
+    this.#model = model;
+    this.#prompt = prompt;
+    this.#options = options;
+    this.#random = seededRandom(options.seed);
+    this.#capacity = Math.min(model.maxTokens, prompt.ids.length + options.maxNewTokens);
+    if (prompt.ids.length >= model.maxTokens) this.#pending = 'length';
+    this.result = new Promise((resolve) => { this.#resolve = resolve; });
+    this.result.catch(() => {}); // an error is thrown by the iteration too: unread here, it is not unhandled
+  }
+
+  [Symbol.asyncIterator]() {
+    if (this.#started) throw new Error('a Writing is iterated once: call model.generate() again to write again');
+    this.#started = true;
+    return this;
+  }
+
+  /** The next step, or done once it has ended. */
+  async next() {
+    if (this.stopReason) return { done: true, value: undefined };
+    await nextTask();
+    if (this.stopReason) return { done: true, value: undefined }; // return() while waiting
+    const { signal } = this.#options;
+    if (signal?.aborted) {
+      this.#end('aborted');
+      throw signal.reason;
+    }
+    if (this.#pending) {
+      this.#end(this.#pending);
+      return { done: true, value: undefined };
+    }
+    try {
+      return { done: false, value: this.#step() };
+    } catch (error) {
+      this.#end('error');
+      throw error;
+    }
+  }
+
+  /** Ends it early (a for-await loop's break): the result keeps what was written. */
+  async return() {
+    if (!this.stopReason) this.#end('returned');
+    return { done: true, value: undefined };
+  }
+
+  /** Frees the caches, if they are still held, without a result: the model is being disposed. */
+  dispose() {
+    this.#native?.delete();
+    this.#native = null;
+    if (!this.stopReason) {
+      this.stopReason = 'error';
+      this.#resolve(Promise.reject(new Error('The model was disposed while it was writing')));
+    }
+  }
+
+  get #length() {
+    return this.#prompt.ids.length + this.#ids.length;
+  }
+
+  #step() {
+    const m = this.#model, started = performance.now();
+    if (!this.#native) this.#prefill();
+    const n = this.#length;
+    const logits = orThrow(m.module.modelLogits(m.native(), this.#hidden.subarray((n - 1) * m.dModel, n * m.dModel)));
+    const bad = logits.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0) throw new Error(`the logits after position ${n - 1} are not finite (token id ${bad} is ${logits[bad]}): nothing can be chosen`);
+    const id = chooseToken(logits, [...this.#prompt.ids, ...this.#ids], this.#options, this.#random);
+    this.#extend([id], n);
+    this.#ids.push(id);
+    const rows = this.#rows;
+    const { probability, alternatives } = probabilities(logits, id, ALTERNATIVES, m.tokenText);
+    const step = Object.freeze({
+      index: this.#ids.length - 1, position: n, id, token: m.tokenText(id), probability, alternatives: Object.freeze(alternatives),
+      attention: (layer, head) => {
+        checkInteger('layer', layer, 0, m.numLayers - 1);
+        checkInteger('head', head, 0, m.numHeads - 1);
+        return withShape(rows[layer].slice(head * (n + 1), (head + 1) * (n + 1)), 1, n + 1); // (1 × n + 1): this token's query row
+      },
+      elapsedMs: performance.now() - started,
+    });
+    this.#pending = this.#stopAfter(id);
+    return step;
+  }
+
+  // Why writing stops after `id`, or null to go on.
+  #stopAfter(id) {
+    const { stopIds, stopStrings, maxNewTokens } = this.#options;
+    if (this.#model.eosIds.includes(id)) return 'eos';
+    if (stopIds.has(id)) return 'stop';
+    if (stopStrings.length) {
+      const text = this.#model.decode(this.#ids);
+      if (stopStrings.some((s) => text.includes(s))) return 'stop';
+    }
+    if (this.#ids.length >= maxNewTokens) return 'maxNewTokens';
+    if (this.#length >= this.#capacity) return 'length';
+    return null;
+  }
+
+  #prefill() {
+    const m = this.#model;
+    this.#native = orThrow(m.module.createGeneration(m.native(), this.#capacity, m.ablationCodes));
+    const n = this.#capacity;
+    // As run(): the layers whose weights fit in maxAttentionBytes are kept, the others recomputed
+    // from their inputs when the result is asked for them.
+    const kept = Math.min(m.numLayers, Math.floor(m.maxAttentionBytes / (4 * m.numHeads * n * n)));
+    this.#weights = Array.from({ length: m.numLayers }, (_, l) => (l < kept ? new Float32Array(m.numHeads * n * n) : null));
+    this.#inputs = Array.from({ length: m.numLayers }, () => new Float32Array(n * m.dModel));
+    this.#hidden = new Float32Array(n * m.dModel);
+    this.#extend(this.#prompt.ids, 0);
+  }
+
+  // Runs ids at positions `first`, … and stores their weights' rows, layer inputs and hidden states.
+  #extend(ids, first) {
+    const m = this.#model, n = this.#capacity, count = ids.length, keys = first + count;
+    this.#rows = [];
+    const raw = orThrow(m.module.generationExtend(this.#native, Int32Array.from(ids), (layer, view) => {
+      // view: (h, count, keys), valid during this call; row r of head i goes to row first + r of the (n × n) matrix.
+      try {
+        if (count === 1) this.#rows[layer] = view.slice();
+        const w = this.#weights[layer];
+        for (let i = 0; w && i < m.numHeads; i++) {
+          for (let r = 0; r < count; r++) w.set(view.subarray((i * count + r) * keys, (i * count + r + 1) * keys), (i * n + first + r) * n);
+        }
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+      return undefined;
+    }));
+    raw.inputs.forEach((input, layer) => this.#inputs[layer].set(input, first * m.dModel));
+    this.#hidden.set(raw.hidden, first * m.dModel);
+  }
+
+  #end(reason) {
+    this.stopReason = reason;
+    this.#native?.delete();
+    this.#native = null;
+    try {
+      this.#resolve(this.#weights ? this.#assemble() : this.#model.runPrompt()); // nothing ran: the prompt alone, as run() gives it
+    } catch (error) {
+      this.#resolve(Promise.reject(error));
+    }
+    this.#weights = null;
+  }
+
+  // The ModelResult over the n positions written: the (capacity × capacity) matrices cut to n.
+  #assemble() {
+    const m = this.#model;
+    const n = this.#length, cap = this.#capacity, d = m.dModel;
+    // Cut the (capacity × capacity) matrices and rows to the n positions written.
+    const weights = this.#weights.map((w) => {
+      if (w === null || n === cap) return w;
+      const out = new Float32Array(m.numHeads * n * n);
+      for (let i = 0; i < m.numHeads; i++) {
+        for (let r = 0; r < n; r++) out.set(w.subarray((i * cap + r) * cap, (i * cap + r) * cap + n), (i * n + r) * n);
+      }
+      return out;
+    });
+    const ids = Int32Array.from([...this.#prompt.ids, ...this.#ids]);
+    return m.finish({
+      weights, inputs: this.#inputs.map((x) => x.slice(0, n * d)), hidden: this.#hidden.slice(0, n * d), ids,
+      tokens: [...this.#prompt.tokens, ...this.#ids.map((id) => m.tokenText(id))],
+      unknown: [...this.#prompt.unknown, ...this.#ids.map(() => false)],
+      spans: [...this.#prompt.spans, ...this.#ids.map(() => null)],
+    });
+  }
+}
