@@ -102,23 +102,16 @@ void table_row(const Buffer& table, size_t row, float* out) {
   }
 }
 
-// out (V) = E (V, d) · h (d), E of either precision: the LM head's logits. A float table is GEMM's
-// A operand, h packed as a (d, 1) B, so E is read in place by the SIMD kernel; a bfloat16 one is
-// read row by row, widened, in the same order of sums.
+// out (V) = E (V, d) · h (d), E of either precision read in place: the LM head's logits, a
+// table-times-vector kernel over blocks of rows, the same sums for a float or a bfloat16 table.
 void table_times(const Buffer& table, const float* h, float* out) {
+  const auto& k = kernels::active_kernels();
   const size_t d = table.cols;
-  if (!table.is_bf16()) {
-    std::vector<float> packed(kernels::packed_size(d, 1));
-    kernels::pack_b(d, 1, h, 1, 1, 1.0f, packed.data());
-    parallel_gemm(kernels::active_kernels().gemm, table.rows, 1, d, table.data.data(), d, packed.data(), kernels::panel_stride(d), nullptr, out, 1);
-    return;
-  }
   parallel_ranges(table.rows, 256, [&](size_t r0, size_t r1) {
-    for (size_t r = r0; r < r1; ++r) {
-      const uint16_t* row = table.halves.data() + r * d;
-      float acc = 0.0f;
-      for (size_t c = 0; c < d; ++c) acc += kernels::bf16_to_f32(row[c]) * h[c];
-      out[r] = acc;
+    if (table.is_bf16()) {
+      k.gemv_bf16(r1 - r0, d, table.halves.data() + r0 * d, h, out + r0);
+    } else {
+      k.gemv(r1 - r0, d, table.data.data() + r0 * d, h, out + r0);
     }
   });
 }

@@ -319,6 +319,39 @@ TEST_P(KernelTest, SiluMatchesItsFormulaInFloat64AcrossTails) {
   }
 }
 
+// A plain (rows, d) table of bfloat16 values, and the same values as floats.
+struct Bf16Table {
+  std::vector<uint16_t> bits;
+  std::vector<float> widened;
+  Bf16Table(size_t rows, size_t d, uint32_t seed) : widened(random_values(rows * d, seed)) {
+    for (float& v : widened) {
+      uint32_t u;
+      std::memcpy(&u, &v, sizeof u);
+      bits.push_back(uint16_t(u >> 16));
+      v = kernels::bf16_to_f32(bits.back());
+    }
+  }
+};
+
+TEST_P(KernelTest, GemvIsEachRowTimesTheVectorAndABf16TableGivesItsWidenedOnesSums) {
+  // Every tail of the 8 lanes, odd and even row counts (the SIMD kernel takes rows in pairs).
+  for (size_t rows = 1; rows <= 5; ++rows) {
+    for (size_t d = 1; d <= 35; ++d) {
+      const Bf16Table t(rows, d, 70);
+      const std::vector<float> x = random_values(d, 71);
+      std::vector<float> f32(rows), bf16(rows);
+      k().gemv(rows, d, t.widened.data(), x.data(), f32.data());
+      k().gemv_bf16(rows, d, t.bits.data(), x.data(), bf16.data());
+      ASSERT_EQ(f32, bf16) << "rows=" << rows << " d=" << d;
+      for (size_t r = 0; r < rows; ++r) {
+        double want = 0;
+        for (size_t p = 0; p < d; ++p) want += double(t.widened[r * d + p]) * x[p];
+        ASSERT_NEAR(f32[r], want, 1e-5) << "rows=" << rows << " d=" << d << " r=" << r;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryKernelSet, KernelTest, ::testing::ValuesIn(kernel_sets()),
                          [](const auto& info) { return std::string(info.param->name); });
 
@@ -329,6 +362,22 @@ class SimdTwinTest : public ::testing::Test {
   const KernelSet& simd = kernels::active_kernels();
   const KernelSet& scalar = kernels::scalar_kernels();
 };
+
+TEST_F(SimdTwinTest, GemvIsBitIdenticalToScalar) {
+  for (size_t rows = 1; rows <= 5; ++rows) {
+    for (size_t d = 1; d <= 35; ++d) {
+      const Bf16Table t(rows, d, 72);
+      const std::vector<float> x = random_values(d, 73);
+      std::vector<float> a(rows), b(rows), c(rows), e(rows);
+      simd.gemv(rows, d, t.widened.data(), x.data(), a.data());
+      scalar.gemv(rows, d, t.widened.data(), x.data(), b.data());
+      simd.gemv_bf16(rows, d, t.bits.data(), x.data(), c.data());
+      scalar.gemv_bf16(rows, d, t.bits.data(), x.data(), e.data());
+      ASSERT_EQ(a, b) << "rows=" << rows << " d=" << d;
+      ASSERT_EQ(c, e) << "rows=" << rows << " d=" << d;
+    }
+  }
+}
 
 TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
   // Same accumulation order and no fused multiply-add in WASM: the results must match exactly.

@@ -6,10 +6,11 @@
 // heap during the largest forward pass, and the default model end to end. Prints a table and
 // writes build/bench/results.json. Timings are only comparable within one run. Then the whole
 // models (whole-model.js): BERT-base and GPT-2 against onnxruntime-web, at one thread and at all.
-// Then BF16 weights against F32 on a SmolLM2-135M-shaped model (bf16.js), and the page in
-// Chromium with SmolLM2- and Qwen2.5-shaped models (page.js).
+// Then BF16 weights against F32 on a SmolLM2-135M-shaped model (bf16.js), writing token by
+// token over the KV cache (decode.js), and the page in Chromium with SmolLM2- and Qwen2.5-shaped
+// models (page.js).
 // `node tools/bench/bench.js S2 S4` runs only the shapes named, `… model` only the whole models,
-// `… bf16` only the BF16 comparison, `… page` only the page.
+// `… bf16` only the BF16 comparison, `… decode` only the decoding, `… page` only the page.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,7 @@ import { Engine, loadEngine } from '../../web/src/index.js';
 import { measureSimdPeak } from './peak.js';
 import { createOrtAttention, createTfjsAttention } from './peers.js';
 import { benchBf16, reportBf16 } from './bf16.js';
+import { benchDecode, reportDecode } from './decode.js';
 import { benchPage, reportPage } from './page.js';
 import { benchWholeModel, reportWholeModel } from './whole-model.js';
 
@@ -248,9 +250,9 @@ async function singleLayer(names) {
 
 async function main() {
   const names = process.argv.slice(2);
-  const parts = ['model', 'bf16', 'page'];
+  const parts = ['model', 'bf16', 'decode', 'page'];
   const unknown = names.filter((n) => !parts.includes(n) && !SHAPES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, model, bf16 or page`);
+  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, model, bf16, decode or page`);
   const shapeNames = names.filter((n) => !parts.includes(n));
   const host = machine();
   const results = { date: new Date().toISOString(), host };
@@ -270,6 +272,10 @@ async function main() {
   if (names.length === 0 || names.includes('bf16')) {
     results.bf16 = await benchBf16();
     console.log(`\n${reportBf16(results.bf16)}`);
+  }
+  if (names.length === 0 || names.includes('decode')) {
+    results.decode = await benchDecode();
+    console.log(`\n${reportDecode(results.decode)}`);
   }
   if (names.length === 0 || names.includes('page')) {
     results.page = await benchPage();

@@ -4,11 +4,16 @@
 // calls for about 0.1 s per kernel. Prints one JSON object: per shape the median GFLOP/s of each
 // and the median of the per-round ratios bf16/f32 (of GFLOP/s), and the same for a whole layer's
 // seven GEMMs at each token count. Built by `node tools/build.js gemm-probe` into build/wasm.
+// `gemm-probe.js stream BYTES` instead times reading BYTES of WASM memory once (a SIMD sum over a
+// buffer that size, the median of 7 after one untimed pass): the floor under a decode step, which
+// reads every weight once. Prints { "bytes", "ms" }.
 #include <emscripten.h>
+#include <wasm_simd128.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "multihead/kernels.h"
@@ -54,7 +59,27 @@ struct Operands {
 
 }  // namespace
 
-int main() {
+// The median time to sum `bytes` of memory, four f32x4 accumulators.
+int stream(double bytes) {
+  std::vector<float> buffer(size_t(bytes / 4) / 16 * 16, 1.0f);
+  std::vector<double> times;
+  float sink = 0;
+  for (int round = 0; round < 8; ++round) {
+    const double start = emscripten_get_now();
+    v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+    for (size_t i = 0; i < buffer.size(); i += 16) {
+      for (size_t a = 0; a < 4; ++a) acc[a] = wasm_f32x4_add(acc[a], wasm_v128_load(buffer.data() + i + 4 * a));
+    }
+    const v128_t sum = wasm_f32x4_add(wasm_f32x4_add(acc[0], acc[1]), wasm_f32x4_add(acc[2], acc[3]));
+    sink += wasm_f32x4_extract_lane(sum, 0);
+    if (round > 0) times.push_back(emscripten_get_now() - start);
+  }
+  std::printf("{\"bytes\":%.0f,\"ms\":%.3f,\"sum\":%.0f}\n", double(buffer.size()) * 4, median(times), double(sink));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "stream") return stream(std::stod(argv[2]));
   const kernels::KernelSet& set = kernels::active_kernels();
   std::printf("{\"kernels\":\"%s\",\"shapes\":[", set.name);
   bool first = true;

@@ -53,6 +53,15 @@ using GemmFn = void (*)(size_t m, size_t n, size_t k, const float* a, size_t lda
 using Bf16GemmFn = void (*)(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
                             size_t panel_stride, const float* bias, float* c, size_t ldc);
 
+// out (rows) = T (rows, d) · x (d): a table read in place, row-major (an embedding table as the
+// LM head, one row per vocabulary entry), of float32 or of bfloat16 in plain order (not
+// pack_b_bf16's). Each out[r] is summed in kGemvLanes partial sums, value p in sum p mod 8, each
+// in order of p, then s0 … s7 added as ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)): the
+// order two f32x4 accumulators give. A bfloat16 table gives what its widened float32 one gives.
+constexpr size_t kGemvLanes = 8;
+using GemvFn = void (*)(size_t rows, size_t d, const float* table, const float* x, float* out);
+using Bf16GemvFn = void (*)(size_t rows, size_t d, const uint16_t* table, const float* x, float* out);
+
 // P = softmax of each row of S.  S, P (m, n) with their strides; P may be S (in place).
 // The row maximum is subtracted first so exp never overflows; a row that is all -infinity
 // (every key hidden) becomes zeros instead of NaN.
@@ -82,6 +91,8 @@ void f32_rms_norm_scalar(size_t m, size_t n, const float* x, size_t ldx, const f
 void f32_gelu_scalar(size_t count, const float* x, float* y);
 void f32_gelu_tanh_scalar(size_t count, const float* x, float* y);
 void f32_silu_scalar(size_t count, const float* x, float* y);
+void f32_gemv_scalar(size_t rows, size_t d, const float* table, const float* x, float* out);
+void f32_bf16w_gemv_scalar(size_t rows, size_t d, const uint16_t* table, const float* x, float* out);
 
 #ifdef __wasm_simd128__
 void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
@@ -95,6 +106,8 @@ void f32_rms_norm_wasmsimd(size_t m, size_t n, const float* x, size_t ldx, const
 void f32_gelu_wasmsimd(size_t count, const float* x, float* y);
 void f32_gelu_tanh_wasmsimd(size_t count, const float* x, float* y);
 void f32_silu_wasmsimd(size_t count, const float* x, float* y);
+void f32_gemv_wasmsimd(size_t rows, size_t d, const float* table, const float* x, float* out);
+void f32_bf16w_gemv_wasmsimd(size_t rows, size_t d, const uint16_t* table, const float* x, float* out);
 #endif
 
 #ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline; also built natively, for the tests
@@ -114,6 +127,8 @@ struct KernelSet {
   RmsNormFn rms_norm;
   GeluFn silu;
   Bf16GemmFn gemm_bf16;
+  GemvFn gemv;
+  Bf16GemvFn gemv_bf16;
 };
 
 const KernelSet& scalar_kernels();

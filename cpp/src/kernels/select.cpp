@@ -7,14 +7,16 @@ namespace multihead::kernels {
 
 const KernelSet& scalar_kernels() {
   static const KernelSet set{"scalar", f32_gemm_scalar, f32_softmax_scalar, f32_layer_norm_scalar, f32_gelu_scalar, f32_gelu_tanh_scalar,
-                             f32_rms_norm_scalar, f32_silu_scalar, f32_bf16w_gemm_scalar};
+                             f32_rms_norm_scalar, f32_silu_scalar, f32_bf16w_gemm_scalar, f32_gemv_scalar,
+                             f32_bf16w_gemv_scalar};
   return set;
 }
 
 #ifdef MULTIHEAD_HAS_EIGEN_KERNELS
 const KernelSet& eigen_kernels() {
   static const KernelSet set{"eigen", f32_gemm_eigen, f32_softmax_eigen, f32_layer_norm_scalar, f32_gelu_scalar, f32_gelu_tanh_scalar,
-                             f32_rms_norm_scalar, f32_silu_scalar, f32_bf16w_gemm_scalar};
+                             f32_rms_norm_scalar, f32_silu_scalar, f32_bf16w_gemm_scalar, f32_gemv_scalar,
+                             f32_bf16w_gemv_scalar};
   return set;
 }
 #endif
@@ -25,7 +27,7 @@ const KernelSet& active_kernels() {
 #elif defined(__wasm_simd128__)
   static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_2x16, f32_softmax_wasmsimd, f32_layer_norm_wasmsimd,
                              f32_gelu_wasmsimd, f32_gelu_tanh_wasmsimd, f32_rms_norm_wasmsimd, f32_silu_wasmsimd,
-                             f32_bf16w_gemm_wasmsimd};
+                             f32_bf16w_gemm_wasmsimd, f32_gemv_wasmsimd, f32_bf16w_gemv_wasmsimd};
   return set;
 #else
   return scalar_kernels();

@@ -11,6 +11,7 @@
 import { checkInteger, checkObject, describe } from '../check.js';
 import { orThrow } from '../engine/wasm-glue.js';
 import { withShape } from '../engine/trace.js';
+import { topIndices } from './top-indices.js';
 
 const ALTERNATIVES = 5; // the likeliest tokens each step lists
 
@@ -79,8 +80,7 @@ export function chooseToken(logits, seen, { temperature, topK, topP, repetitionP
     for (let i = 1; i < scores.length; i++) if (scores[i] > scores[best]) best = i;
     return best;
   }
-  const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
-  const keep = topK > 0 ? order.slice(0, topK) : order;
+  const keep = topK > 0 ? topIndices(scores, topK) : Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
   const max = scores[keep[0]];
   const weights = keep.map((id) => Math.exp((scores[id] - max) / temperature));
   const total = weights.reduce((a, b) => a + b, 0);
@@ -101,7 +101,7 @@ function probabilities(logits, id, k, tokenText) {
   let sum = 0;
   for (const v of logits) sum += Math.exp(v - max);
   const p = (i) => Math.exp(logits[i] - max) / sum;
-  const top = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a] || a - b).slice(0, k);
+  const top = topIndices(logits, k);
   return { probability: p(id), alternatives: top.map((i) => Object.freeze({ id: i, token: tokenText(i), probability: p(i) })) };
 }
 
@@ -127,7 +127,7 @@ export class Writing {
   #random;
   #native = null; // the C++ Generation, from the first step until the writing ends
   #capacity;
-  #weights; // per layer: Float32Array (h, n, n) rows so far, n = capacity, or null past the kept layers
+  #weights; // per layer: { prefill (h, p, p), steps: rows (h, 1, position + 1) each }, or null past the kept layers
   #rows = []; // per layer: the last step's rows, (h, 1, n_keys)
   #inputs = []; // per layer: Float32Array rows (capacity, dModel)
   #hidden; // Float32Array (capacity, dModel)
@@ -242,7 +242,7 @@ export class Writing {
     // As run(): the layers whose weights fit in maxAttentionBytes are kept, the others recomputed
     // from their inputs when the result is asked for them.
     const kept = Math.min(m.numLayers, Math.floor(m.maxAttentionBytes / (4 * m.numHeads * n * n)));
-    this.#weights = Array.from({ length: m.numLayers }, (_, l) => (l < kept ? new Float32Array(m.numHeads * n * n) : null));
+    this.#weights = Array.from({ length: m.numLayers }, (_, l) => (l < kept ? { prefill: null, steps: [] } : null));
     this.#inputs = Array.from({ length: m.numLayers }, () => new Float32Array(n * m.dModel));
     this.#hidden = new Float32Array(n * m.dModel);
     this.#extend(this.#prompt.ids, 0);
@@ -250,15 +250,17 @@ export class Writing {
 
   // Runs ids at positions `first`, … and stores their weights' rows, layer inputs and hidden states.
   #extend(ids, first) {
-    const m = this.#model, n = this.#capacity, count = ids.length, keys = first + count;
+    const m = this.#model, count = ids.length;
     this.#rows = [];
     const raw = orThrow(m.module.generationExtend(this.#native, Int32Array.from(ids), (layer, view) => {
-      // view: (h, count, keys), valid during this call; row r of head i goes to row first + r of the (n × n) matrix.
+      // view: (h, count, first + count), valid during this call: the prompt's matrices, or a step's rows.
       try {
-        if (count === 1) this.#rows[layer] = view.slice();
-        const w = this.#weights[layer];
-        for (let i = 0; w && i < m.numHeads; i++) {
-          for (let r = 0; r < count; r++) w.set(view.subarray((i * count + r) * keys, (i * count + r + 1) * keys), (i * n + first + r) * n);
+        const rows = view.slice(), kept = this.#weights[layer];
+        if (count === 1 && first > 0) {
+          this.#rows[layer] = rows;
+          kept?.steps.push(rows);
+        } else if (kept) {
+          kept.prefill = rows;
         }
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
@@ -281,16 +283,20 @@ export class Writing {
     this.#weights = null;
   }
 
-  // The ModelResult over the n positions written: the (capacity × capacity) matrices cut to n.
+  // The ModelResult over the n positions written: each kept layer's (h, n, n) matrices from the
+  // prompt's and every step's rows, zero where a query cannot see a key.
   #assemble() {
-    const m = this.#model;
-    const n = this.#length, cap = this.#capacity, d = m.dModel;
-    // Cut the (capacity × capacity) matrices and rows to the n positions written.
+    const m = this.#model, h = m.numHeads;
+    const n = this.#length, p = this.#prompt.ids.length, d = m.dModel;
     const weights = this.#weights.map((w) => {
-      if (w === null || n === cap) return w;
-      const out = new Float32Array(m.numHeads * n * n);
-      for (let i = 0; i < m.numHeads; i++) {
-        for (let r = 0; r < n; r++) out.set(w.subarray((i * cap + r) * cap, (i * cap + r) * cap + n), (i * n + r) * n);
+      if (w === null) return null;
+      const out = new Float32Array(h * n * n);
+      for (let i = 0; i < h; i++) {
+        for (let r = 0; r < p; r++) out.set(w.prefill.subarray((i * p + r) * p, (i * p + r + 1) * p), (i * n + r) * n);
+        w.steps.forEach((rows, s) => {
+          const keys = p + s + 1;
+          out.set(rows.subarray(i * keys, (i + 1) * keys), (i * n + p + s) * n);
+        });
       }
       return out;
     });

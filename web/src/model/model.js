@@ -12,6 +12,7 @@ import { loadTokenizer } from '../tokenizer/tokenizer.js';
 import { AttentionTrace, withShape } from '../engine/trace.js';
 import { createLoader, streamInto } from '../engine/weights-stream.js';
 import { Writing, checkGenerateOptions } from './generate.js';
+import { topIndices } from './top-indices.js';
 
 export class Model {
   #module;
@@ -366,18 +367,4 @@ function checkAblation(ablate, ablation, layers, heads) {
   codes.forEach((code, i) => code && ablated.push(Object.freeze({ layer: Math.floor(i / heads), head: i % heads })));
   if (!ablated.length) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
   return { codes, ablated: Object.freeze(ablated), ablation };
-}
-
-/** Indices of the k largest values, largest first (ties by lower index): one pass, a sorted list of k. */
-function topIndices(values, k) {
-  const top = []; // indices, values descending
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (top.length === k && v <= values[top[k - 1]]) continue;
-    let at = top.length === k ? k - 1 : top.length;
-    while (at > 0 && values[top[at - 1]] < v) at--;
-    top.splice(at, 0, i);
-    if (top.length > k) top.pop();
-  }
-  return top;
 }
