@@ -9,24 +9,16 @@
 //   step at most 1/20 of it, for SmolLM2-135M).
 // `node tools/bench/decode.js [size …]` runs it alone.
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
+import { checkpoint } from './checkpoints.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SIZES = ['smollm2-135m', 'qwen2.5-0.5b', 'gpt2'];
 const PROMPT = 256, NEW_TOKENS = 16;
 const TARGETS = { floor: 1.5, recompute: 1 / 20 };
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-
-function checkpoint(size) {
-  const folder = `${ROOT}build/checkpoints/${size}`;
-  if (!existsSync(`${folder}/model.safetensors`)) {
-    process.stderr.write(`bench: writing ${folder}…\n`);
-    execFileSync('/usr/bin/python3', [`${ROOT}tools/make_checkpoints.py`, '--size', size], { stdio: ['ignore', 'ignore', 'inherit'] });
-  }
-  return folder;
-}
 
 /** Words that `model` makes into exactly `tokens` tokens. */
 function textOf(model, tokens) {

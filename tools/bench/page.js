@@ -9,27 +9,17 @@
 // The checkpoints are made into build/checkpoints/ by make_checkpoints.py when missing. Run by
 // `npm run bench` (bench.js), or alone: `node tools/bench/page.js`.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startFakeHub } from '../../tests/hub/fake-hub.js';
 import { launchBrowser } from '../../tests/e2e/browser.js';
 import { servePage } from '../../tests/e2e/page-server.js';
 import { loadEngine } from '../../web/src/index.js';
+import { checkpoint } from './checkpoints.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MODELS = { 'HuggingFaceTB/SmolLM2-135M': 'smollm2-135m', 'Qwen/Qwen2.5-0.5B-Instruct': 'qwen2.5-0.5b' };
 const WORDS = 'the quick brown fox jumps over the lazy dog and then it runs away'.split(' ');
 const KEYSTROKES = 5;
-
-/** build/checkpoints/<size>/, made when missing. */
-function checkpoint(size) {
-  const folder = `${ROOT}build/checkpoints/${size}`;
-  if (!existsSync(`${folder}/model.safetensors`)) {
-    process.stderr.write(`bench: writing ${folder}…\n`);
-    execFileSync('/usr/bin/python3', [`${ROOT}tools/make_checkpoints.py`, '--size', size], { stdio: ['ignore', 'ignore', 'inherit'] });
-  }
-  return folder;
-}
 
 /** `words` words of WORDS, the last "away" (typing deletes its y and types it again). */
 const textOf = (words) => [...Array.from({ length: words - 1 }, (_, i) => WORDS[i % WORDS.length]), 'away'].join(' ');

@@ -10,14 +10,14 @@
 // export_onnx.py; a few minutes and about 2 GB the first time), never committed.
 // Not measured here: the page, browsers, F16 files, downloads (load.js loads from a folder).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
+import { checkpoint, PYTHON } from './checkpoints.js';
 import { createOrtModel } from './ort-model.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PYTHON = '/usr/bin/python3'; // Debian's, with python3-torch (tools/setup.sh bench)
 
 // rounds: timed rounds of all four contestants; a BERT-base run at 512 tokens takes seconds.
 // vsOrt: the target for ours / ORT, both on one thread and both on every core (from each issue).
@@ -36,14 +36,10 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 const cpuMs = (used) => (used.user + used.system) / 1000;
 
 /** build/checkpoints/<size>/ with model.onnx, made (or re-exported) when missing or stale. */
-function checkpoint(size) {
-  const folder = `${ROOT}build/checkpoints/${size}`;
-  const run = (script, ...args) => execFileSync(PYTHON, [`${ROOT}tools/${script}`, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (!existsSync(`${folder}/model.safetensors`)) {
-    process.stderr.write(`bench: writing ${folder}…\n`);
-    run('make_checkpoints.py', '--size', size);
-  }
-  run('export_onnx.py', folder); // does nothing when model.onnx is newer than the checkpoint
+function withOnnx(size) {
+  const folder = checkpoint(size);
+  // does nothing when model.onnx is newer than the checkpoint
+  execFileSync(PYTHON, [`${ROOT}tools/export_onnx.py`, folder], { stdio: ['ignore', 'ignore', 'inherit'] });
   return folder;
 }
 
@@ -164,7 +160,7 @@ export async function benchWholeModel(sizes = MODELS.map((m) => m.size)) {
   const loadAverage = os.loadavg()[0];
   const models = [];
   for (const { size, runs } of MODELS.filter((m) => sizes.includes(m.size))) {
-    const folder = checkpoint(size);
+    const folder = withOnnx(size);
     process.stderr.write(`bench: whole model ${size}…\n`);
     const read = (file) => new Uint8Array(readFileSync(`${folder}/${file}`));
     const files = { config: read('config.json'), tokenizer: read('tokenizer.json'), weights: read('model.safetensors') };
