@@ -152,7 +152,9 @@ export class Model {
         `${this.causal ? 'has no LM head in its model.safetensors' : 'is a masked language model: it fills in blanks (predictions()), it does not write'}`);
     }
     const checked = checkGenerateOptions(options, this.vocabSize);
-    const { codes, ablated, ablation } = checkAblation(checked.ablate, checked.ablation ?? 'zero', this.numLayers, this.numHeads);
+    const mode = checked.ablation ?? 'zero';
+    if (!Object.hasOwn(ABLATION_CODES, mode)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(mode)}`);
+    const { codes, ablated, ablation } = checkAblation(checked.ablate, mode, this.numLayers, this.numHeads);
     if (prompt.trim() === '') throw new RangeError('prompt is empty: type at least one word');
     const encoded = this.#tokenizer.encode(prompt);
     const prompted = { ids: encoded.ids, tokens: encoded.tokens, unknown: encoded.unknown, spans: encoded.spans };
