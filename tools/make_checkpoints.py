@@ -883,7 +883,8 @@ CHECKPOINTS += [
                                         "original_max_position_embeddings": 8192, "rope_type": "llama3"}}),
     Checkpoint("qwen2", "qwen2", "Qwen2ForCausalLM", 32, 2, 4, 64, 64, "F16", False,
                Layout("model."), True, (SENTENCE, REPEATED, DIGITS), kv_heads=2, head_dim=8,
-               config={"tie_word_embeddings": True, "rope_theta": None, "rope_scaling": None,
+               # room for its chat template's default system message (76 tokens of this vocabulary)
+               config={"tie_word_embeddings": True, "rope_theta": None, "rope_scaling": None, "max_position_embeddings": 128,
                        "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
                        "torch_dtype": None, "dtype": "float16", "transformers_version": "5.0.0"}),
     Checkpoint("mistral", "mistral", "MistralForCausalLM", 32, 2, 4, 64, 64, "F32", True,
@@ -1021,13 +1022,45 @@ def write_case(folder, text, ids, trace, vocab_size, ablation=None):
         f.write("\n".join(lines) + "\n")
 
 
+# Chat templates, written here in the layouts of the real ones (tokenizer_config.json's
+# chat_template, bos_token and eos_token; generation_config.json's eos_token_id): qwen2's is
+# ChatML with Qwen2.5's default system message, inserted when the messages start without one;
+# llama3-scaled's and gemma3's start with the BOS text, as Llama 3's and Gemma 3's do, while their
+# tokenizers add a BOS too: rendered text is tokenized without special tokens, or it would have two.
+CHATML = ("{% if messages[0]['role'] != 'system' %}{{ '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. "
+          "You are a helpful assistant.<|im_end|>\\n' }}{% endif %}{% for message in messages %}{{ '<|im_start|>' + "
+          "message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}"
+          "{{ '<|im_start|>assistant\\n' }}{% endif %}")
+BOS_FIRST = ("{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] + '\\n' }}"
+             "{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}")
+CHAT = {  # checkpoint: (chat_template, bos_token, eos_token, generation_config's eos tokens)
+    "qwen2": (CHATML, None, "<|im_end|>", ["<|im_end|>", "<|endoftext|>"]),
+    "llama3-scaled": (BOS_FIRST, "<|begin_of_text|>", "<|end_of_text|>", ["<|end_of_text|>"]),
+    "gemma3": (BOS_FIRST, "<bos>", "<eos>", ["<eos>"]),
+}
+
+
+def write_chat_files(folder, name, tok_json):
+    """tokenizer_config.json and generation_config.json of a CHAT checkpoint."""
+    template, bos, eos, stops = CHAT[name]
+    ids = {t["content"]: t["id"] for t in tok_json["added_tokens"]}
+    files = {
+        "tokenizer_config.json": {"bos_token": bos, "chat_template": template, "eos_token": eos, "model_max_length": 64,
+                                  "tokenizer_class": "PreTrainedTokenizerFast"},
+        "generation_config.json": {"eos_token_id": [ids[t] for t in stops], **({"bos_token_id": ids[bos]} if bos else {})},
+    }
+    for file, content in files.items():
+        with open(os.path.join(folder, file), "w", encoding="utf-8") as f:
+            f.write(json.dumps(content, indent=2) + "\n")
+    return files["generation_config.json"]["eos_token_id"]
+
+
 GREEDY_TOKENS = 32
 CAUSAL_FAMILIES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "gpt_neox", "gemma3_text")
 
 
-def write_greedy(path, config, w64, ids, dtype):
-    """greedy.json: `ids` and what the float64 reference writes after them, greedily."""
-    eos = [config["eos_token_id"]] if isinstance(config.get("eos_token_id"), int) else config.get("eos_token_id") or []
+def write_greedy(path, config, w64, ids, dtype, eos):
+    """greedy.json: `ids` and what the float64 reference writes after them, greedily, to an id of `eos`."""
     text, out, margin = list(ids), [], float("inf")
     for _ in range(GREEDY_TOKENS):
         logits = hf_models.forward(config, w64, text, None, dtype).logits[-1]
@@ -1068,8 +1101,12 @@ def write_fixtures():
                 line += (f", logits {max_diff(t32.logits, t64.logits):.1e} "
                          f"(max |logit| {float(t64.logits.abs().max()):.1f})")
             print(line + f"; max attention weight {float(t64.attention.max()):.2f}")
+        eos = [config["eos_token_id"]] if isinstance(config.get("eos_token_id"), int) else config.get("eos_token_id") or []
+        if ck.name in CHAT:
+            with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as f:
+                eos = write_chat_files(folder, ck.name, json.load(f))
         if t64.logits is not None and ck.family in CAUSAL_FAMILIES:
-            out, margin = write_greedy(os.path.join(folder, "greedy.json"), config, w64, encode(SENTENCE[1]), STORAGE[ck.dtype])
+            out, margin = write_greedy(os.path.join(folder, "greedy.json"), config, w64, encode(SENTENCE[1]), STORAGE[ck.dtype], eos)
             print(f"  greedy: {len(out)} tokens written, smallest margin between the first two logits {margin:.1e}")
 
 

@@ -209,3 +209,63 @@ describe('how a writing ends', () => {
     expect(model.run('still working').ids.length).toBeGreaterThan(0);
   });
 });
+
+describe('chats, through the model\'s template (tokenizer_config.json) and its end-of-sequence ids (generation_config.json)', () => {
+  let engine;
+  beforeAll(async () => { engine = await loadEngine(); });
+  afterAll(() => engine?.dispose());
+  const HELLO = [{ role: 'user', content: 'Hello there.' }];
+  const count = (list, token) => list.filter((t) => t === token).length;
+
+  test('ChatML (qwen2): the default system message goes in, each turn is marked, and writing stops at <|im_end|> or <|endoftext|>', async () => {
+    const model = await engine.loadModel(`${DIR}qwen2/`);
+    expect(model.chatTemplate).toContain('<|im_start|>');
+    expect(model.eosTokenIds).toEqual([458, 456]); // generation_config.json's, not config.json's one id
+    const writing = model.generate({ messages: HELLO }, { maxNewTokens: 3 });
+    await collect(writing);
+    const { tokens } = await writing.result;
+    const prompt = tokens.slice(0, tokens.length - 3).join('');
+    expect(prompt).toBe('<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n' +
+      '<|im_start|>user\nHello there.<|im_end|>\n<|im_start|>assistant\n');
+    expect(count(tokens, '<|im_start|>')).toBe(3);
+    const own = model.generate({ messages: [{ role: 'system', content: 'Be brief.' }, ...HELLO] }, { maxNewTokens: 1 });
+    await collect(own);
+    expect((await own.result).tokens.join('')).not.toContain('Alibaba'); // a system message of its own replaces the default
+    model.dispose();
+  });
+
+  test('a template that writes the BOS itself (llama3-scaled, gemma3) gives one BOS, not the tokenizer\'s second', async () => {
+    for (const [name, bos] of [['llama3-scaled', '<|begin_of_text|>'], ['gemma3', '<bos>']]) {
+      const model = await engine.loadModel(`${DIR}${name}/`);
+      const writing = model.generate({ messages: HELLO }, { maxNewTokens: 2 });
+      await collect(writing);
+      const { tokens } = await writing.result;
+      expect([tokens[0], count(tokens, bos)]).toEqual([bos, 1]);
+      // The same text run as plain text gets the tokenizer's BOS as well: the double BOS avoided.
+      expect(count(model.run(tokens.slice(0, -2).join('')).tokens, bos)).toBe(2);
+      model.dispose();
+    }
+  });
+
+  test('no template, a template that cannot be read or fails, and bad messages are refused by name', async () => {
+    const plain = await engine.loadModel(`${DIR}llama-smol/`);
+    expect(plain.chatTemplate).toBeNull();
+    expect(() => plain.generate({ messages: HELLO })).toThrow(/has no chat template/);
+    plain.dispose();
+    const withTemplate = async (chatTemplate) => engine.loadModel({
+      config: new URL(`file://${DIR}qwen2/config.json`), tokenizer: new URL(`file://${DIR}qwen2/tokenizer.json`),
+      weights: new URL(`file://${DIR}qwen2/model.safetensors`), tokenizerConfig: JSON.stringify({ chat_template: chatTemplate }),
+    });
+    const failing = await withTemplate("{{ raise_exception('system messages are not supported') }}");
+    expect(() => failing.generate({ messages: HELLO })).toThrow(/chat template failed to render these messages: .*system messages are not supported/);
+    failing.dispose();
+    const broken = await withTemplate('{% for message in %}');
+    expect(() => broken.generate({ messages: HELLO })).toThrow(/chat template cannot be read/);
+    expect(() => broken.generate({ messages: [] })).toThrow(/messages must be an Array of 1 to 1000/);
+    expect(() => broken.generate({ messages: [{ role: 'user' }] })).toThrow(/messages\[0\] must be \{ role: string, content: string \}/);
+    broken.dispose();
+    const model = await engine.loadModel(`${DIR}qwen2/`);
+    expect(model.run('still working').ids.length).toBeGreaterThan(0);
+    model.dispose();
+  });
+});

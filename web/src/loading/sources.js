@@ -24,27 +24,33 @@ const node = typeof globalThis.process?.getBuiltinModule === 'function' && !glob
   ? (name) => globalThis.process.getBuiltinModule(name) : null;
 
 /**
- * Resolves `source` to { config: string, tokenizer: object, weights: byte source } (see
- * byte-sources.js; the weights are read later, by streaming). `options`: { hubUrl, revision,
- * signal, progress(file, loaded, total) }.
+ * Resolves `source` to { config: string, tokenizer: object, weights: byte source, extras } (see
+ * byte-sources.js; the weights are read later, by streaming). `extras` holds the optional files,
+ * parsed, each null where the model has none: { generationConfig (generation_config.json),
+ * tokenizerConfig (tokenizer_config.json) }. `options`: { hubUrl, revision, signal,
+ * progress(file, loaded, total) }.
  */
 export async function readModelFiles(source, options = {}) {
   if (source === undefined) source = BUILTINS.default();
   else if (isBuiltin(source)) source = builtinModel(source.builtin);
   if (typeof source === 'string' && sourceName(source).kind === 'hub') return readHubModel(source, options);
+  let folder = null;
   if (typeof source === 'string' || source instanceof URL) {
-    const folder = folderUrl(String(source));
+    folder = folderUrl(String(source));
     source = { config: new URL('config.json', folder), tokenizer: new URL('tokenizer.json', folder), weights: new URL('model.safetensors', folder) };
   }
   if (source === null || typeof source !== 'object') {
     throw new TypeError(`loadModel takes a Hub model id, a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
   }
-  const { config, tokenizer, weights } = source; // each read once
+  const { config, tokenizer, weights, generationConfig, tokenizerConfig } = source; // each read once
   for (const [key, value] of Object.entries({ config, tokenizer, weights })) {
     if (value === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
   }
   const { signal, progress } = options;
-  // The two reads run at once, but a failure is reported in file order, so the same broken
+  // A folder's optional files are read if it has them; a source object's if it names them.
+  const optional = (value, name) => (folder ? readOptional(new URL(name, folder), name, signal)
+    : value === undefined ? null : readText(value, name, signal));
+  // The reads run at once, but a failure is reported in file order, so the same broken
   // source always gives the same message (Promise.all would report whichever read failed first).
   // A file given as an object is copied first (plainCopy); one given as text is parsed, then
   // copied the same way, so both meet the same depth limit.
@@ -53,13 +59,34 @@ export async function readModelFiles(source, options = {}) {
     readText(tokenizer, 'tokenizer.json', signal).then((text) => ({
       text, json: plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json'),
     })),
+    optional(generationConfig, 'generation_config.json'),
+    optional(tokenizerConfig, 'tokenizer_config.json'),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [configText, { text: tokenizerText, json: tokenizerJson }] = results.map((result) => result.value);
+  const [configText, { text: tokenizerText, json: tokenizerJson }, generationText, tokenizerConfigText] = results.map((result) => result.value);
   reportWhole(progress, 'config.json', configText);
   reportWhole(progress, 'tokenizer.json', tokenizerText);
-  return { config: configText, tokenizer: tokenizerJson, weights: weightsSource(weights, 'model.safetensors') };
+  return {
+    config: configText, tokenizer: tokenizerJson, weights: weightsSource(weights, 'model.safetensors'),
+    extras: extras(generationText, tokenizerConfigText),
+  };
+}
+
+/** The optional files, parsed (objects, or null for a file the model does not have). */
+function extras(generationText, tokenizerConfigText) {
+  const parsed = (value, name) => (value === null ? null : plainCopy(typeof value === 'string' ? parseJson(value, name) : value, name));
+  return { generationConfig: parsed(generationText, 'generation_config.json'), tokenizerConfig: parsed(tokenizerConfigText, 'tokenizer_config.json') };
+}
+
+/** An optional file of a folder: its text, or null when the folder has no such file. */
+async function readOptional(url, name, signal) {
+  try {
+    return new TextDecoder().decode(await fetchBytes(url, name, signal));
+  } catch (error) {
+    if (error.status === 404 || error.code === 'ENOENT') return null;
+    throw error;
+  }
 }
 
 /**
@@ -88,16 +115,21 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     progress?.(file, bytes.byteLength, bytes.byteLength);
     return new TextDecoder().decode(bytes);
   };
-  const results = await Promise.allSettled([text('config.json'), text('tokenizer.json')]);
+  // An optional file the repository lacks (a 404), or that cannot be fetched now (offline, with the
+  // rest in the cache), is absent: the model loads without it.
+  const optional = (file) => text(file).catch((error) => (signal?.aborted ? Promise.reject(error) : null));
+  const results = await Promise.allSettled([text('config.json'), text('tokenizer.json'), optional('generation_config.json'),
+    optional('tokenizer_config.json')]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [configText, tokenizerText] = results.map((result) => result.value);
+  const [configText, tokenizerText, generationText, tokenizerConfigText] = results.map((result) => result.value);
   const weightsUrl = hubFileUrl({ ...where, file: 'model.safetensors' });
   const label = `${id}'s model.safetensors`;
   const ranged = (range, signal) => hubFetch(weightsUrl, { ...where, file: 'model.safetensors', signal, headers: { Range: range } });
   return {
     config: configText,
     tokenizer: plainCopy(parseJson(tokenizerText, 'tokenizer.json'), 'tokenizer.json'),
+    extras: extras(generationText, tokenizerConfigText),
     weights: {
       async header() {
         const cached = await cachedResponse(weightsUrl);
@@ -237,7 +269,7 @@ async function fetchBytes(url, name, signal) {
     if (!node) throw fileUrlError(url, name);
     return new Uint8Array(await node('node:fs/promises').readFile(url, { signal }).catch((error) => {
       if (error.name === 'AbortError') throw signal.reason;
-      throw new Error(`cannot read ${name} from ${url}: ${error.message}`);
+      throw Object.assign(new Error(`cannot read ${name} from ${url}: ${error.message}`), { code: error.code });
     }));
   }
   return new Uint8Array(await (await fetchOk(url, name, { signal })).arrayBuffer());

@@ -13,6 +13,7 @@ import { AttentionTrace, withShape } from '../engine/trace.js';
 import { createLoader, streamInto } from '../engine/weights-stream.js';
 import { Writing, checkGenerateOptions } from './generate.js';
 import { topIndices } from './top-indices.js';
+import { chatSettings, renderChat } from './chat.js';
 
 export class Model {
   #module;
@@ -21,9 +22,10 @@ export class Model {
   #windows; // per layer: its sliding window's keys, 0 for none
   #rotations; // per layer: { dimensions, frequencies } of its RoPE, or null
   #writings = new Set(); // generate()'s Writings still holding KV caches
+  #chat; // { template, bosToken, eosToken } from tokenizer_config.json
 
   /** @internal Use engine.loadModel(). */
-  constructor(module, native, tokenizer, onDispose, eosIds = []) {
+  constructor(module, native, tokenizer, onDispose, extras = {}) {
     this.#module = module;
     this.#native = new NativeHandle(native, 'model', () => onDispose(this));
     this.#tokenizer = tokenizer;
@@ -42,7 +44,10 @@ export class Model {
     this.#rotations = Object.freeze(Array.from(c.rotations, (r) => (r ? Object.freeze({ dimensions: r.dimensions, frequencies: Object.freeze([...r.frequencies]) }) : null)));
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
+    const { eosIds, ...chat } = chatSettings(extras);
     this.eosTokenIds = Object.freeze(eosIds.filter((id) => id < this.vocabSize));
+    this.#chat = chat;
+    this.chatTemplate = chat.template;
     Object.freeze(this);
   }
 
@@ -65,7 +70,7 @@ export class Model {
         signal,
         onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
       });
-      return new Model(module, native, tokenizer, onDispose, eosTokenIds(files.config));
+      return new Model(module, native, tokenizer, onDispose, { config: files.config, ...files.extras });
     } catch (error) {
       native?.delete();
       throw error;
@@ -115,6 +120,18 @@ export class Model {
       pick(encoded.unknown), total, this, this.#source(codes));
   }
 
+  // A whole run over a prompt's tokens, as they are (generate() at the model's length writes none).
+  #runIds(prompted, codes, ablated, ablation) {
+    const weights = [], n = prompted.ids.length;
+    const kept = Math.floor(MAX_ATTENTION_BYTES / (4 * this.numHeads * n * n));
+    const raw = orThrow(this.#module.runModel(this.#native.get(), Int32Array.from(prompted.ids), (layer, view) => {
+      weights[layer] = layer < kept ? view.slice() : null;
+      return undefined;
+    }, codes));
+    return new ModelResult({ ...raw, weights, ablated, ablation, spans: prompted.spans }, Int32Array.from(prompted.ids), prompted.tokens,
+      prompted.unknown, prompted.ids.length, this, this.#source(codes));
+  }
+
   // What a result computes from the model when asked, with the heads `codes` switch off.
   #source(codes) {
     return {
@@ -146,7 +163,9 @@ export class Model {
    */
   generate(prompt, options = {}) {
     this.#native.get(); // throws if disposed
-    if (typeof prompt !== 'string') throw new TypeError(`prompt must be a string, got ${describe(prompt)}`);
+    if (typeof prompt !== 'string' && (prompt === null || typeof prompt !== 'object' || !('messages' in prompt))) {
+      throw new TypeError(`prompt must be a string or { messages: [{ role, content }, …] }, got ${describe(prompt)}`);
+    }
     if (!this.causal || !this.hasLmHead) {
       throw new Error(`generate() needs a causal language model with its LM head; this ${this.architecture} model ` +
         `${this.causal ? 'has no LM head in its model.safetensors' : 'is a masked language model: it fills in blanks (predictions()), it does not write'}`);
@@ -155,8 +174,13 @@ export class Model {
     const mode = checked.ablation ?? 'zero';
     if (!Object.hasOwn(ABLATION_CODES, mode)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(mode)}`);
     const { codes, ablated, ablation } = checkAblation(checked.ablate, mode, this.numLayers, this.numHeads);
-    if (prompt.trim() === '') throw new RangeError('prompt is empty: type at least one word');
-    const encoded = this.#tokenizer.encode(prompt);
+    // A chat is rendered by the model's template; the text it gives already holds the special
+    // tokens the template writes (a Llama 3 or Gemma template starts with the BOS), so it is
+    // tokenized without the tokenizer's own.
+    const chat = typeof prompt !== 'string';
+    const text = chat ? renderChat(this.#chat, prompt.messages) : prompt;
+    if (text.trim() === '') throw new RangeError('prompt is empty: type at least one word');
+    const encoded = this.#tokenizer.encode(text, { addSpecialTokens: !chat });
     const prompted = { ids: encoded.ids, tokens: encoded.tokens, unknown: encoded.unknown, spans: encoded.spans };
     if (prompted.ids.length > this.maxTokens) {
       throw new RangeError(`the prompt has ${prompted.ids.length} tokens, more than the model's ${this.maxTokens}: shorten it to write after it`);
@@ -167,7 +191,7 @@ export class Model {
       module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numHeads: this.numHeads, dModel: this.dModel,
       maxTokens: this.maxTokens, eosIds: this.eosTokenIds, ablationCodes: codes, maxAttentionBytes: MAX_ATTENTION_BYTES,
       tokenText: (id) => this.#tokenizer.tokenText(id), decode: (ids) => this.#tokenizer.decode(ids),
-      runPrompt: () => this.run(prompt, checked.ablate ? { ablate: checked.ablate, ablation: ablation ?? 'zero' } : {}),
+      runPrompt: () => this.#runIds(prompted, codes, ablated, ablation),
       finish: (raw) => new ModelResult({ ...raw, ablated, ablation }, raw.ids, raw.tokens, raw.unknown, raw.ids.length, this, source),
     }, prompted, checked);
     this.#writings.add(writing);
@@ -325,12 +349,6 @@ export class ModelResult {
 
 const ABLATION_CODES = { zero: 1, mean: 2 }; // as C++'s Ablation: 0 leaves a head on
 
-/** config.json's eos_token_id (one id or a list; absent in some), as a list of ids. */
-function eosTokenIds(configText) {
-  const config = JSON.parse(typeof configText === 'string' ? configText : new TextDecoder().decode(configText));
-  const ids = [config.eos_token_id ?? []].flat();
-  return ids.filter((id) => Number.isInteger(id) && id >= 0);
-}
 // The most attention weights a result keeps by default: 512 MiB, 128 layers of BERT-base at 512
 // tokens, but 9 of Qwen2.5-0.5B's 24 at 1024 (each 14 × 1024² floats, 56 MiB).
 const MAX_ATTENTION_BYTES = 512 * 2 ** 20;

@@ -82,10 +82,11 @@ class TextTokenizer {
   /**
    * { ids, tokens, unknown, spans }: the library's ids; tokens as labels, each the slice of `text`
    * at its span, or the token's own text where it has none (the post-processor's [CLS], [SEP]…);
-   * unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null.
+   * unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null. Without
+   * addSpecialTokens the post-processor adds none (a chat template's text already holds them).
    */
-  encode(text) {
-    const { ids, tokens } = this.#tokenizer.encode(text);
+  encode(text, { addSpecialTokens = true } = {}) {
+    const { ids, tokens } = this.#tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
     const spans = this.#spans.spans(text, tokens) ?? tokens.map(() => null);
     return {
       ids,
