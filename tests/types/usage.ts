@@ -63,6 +63,8 @@ for await (const step of writing) {
   console.log(step.token, step.probability.toFixed(2), step.alternatives[0].token, row.nKeys, step.position, step.elapsedMs);
 }
 const written = await writing.result;
+const chat = gemma.chatTemplate === null ? null : gemma.generate({ messages: [{ role: 'user', content: 'Hi' }] }, { maxNewTokens: 4 });
+console.log(chat?.stopReason);
 console.log(writing.stopReason, written.tokens, gemma.eosTokenIds);
 // @ts-expect-error stop takes strings or ids
 gemma.generate('x', { stop: [true] });

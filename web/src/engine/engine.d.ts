@@ -75,6 +75,10 @@ export interface ModelFiles {
    * WASM memory, never copied whole in JavaScript.
    */
   weights: ArrayBuffer | ArrayBufferView | Blob | string | URL;
+  /** Optional: generation_config.json, whose eos_token_id (one or a list) says where generate() stops. */
+  generationConfig?: JsonSource | Blob;
+  /** Optional: tokenizer_config.json, whose chat_template, bos_token and eos_token generate({ messages }) uses. */
+  tokenizerConfig?: JsonSource | Blob;
 }
 
 /**

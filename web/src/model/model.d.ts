@@ -42,8 +42,13 @@ export class Model {
    * (GPT-2 has neither).
    */
   readonly specialTokens: { readonly mask: SpecialToken | null; readonly closing: SpecialToken | null };
-  /** config.json's eos_token_id, as a list (empty when it has none): generate() stops after one. */
+  /**
+   * Where generate() stops: generation_config.json's eos_token_id when the model has that file,
+   * else config.json's, as a list (empty when neither has one).
+   */
   readonly eosTokenIds: readonly number[];
+  /** tokenizer_config.json's chat template (Jinja), or null: generate({ messages }) renders it. */
+  readonly chatTemplate: string | null;
   /**
    * How many keys a query of `layer` (from 0) sees through its sliding window, the last ones with
    * its own included, or null when the layer attends to every key its mask allows (every layer of
@@ -67,10 +72,13 @@ export class Model {
   /**
    * Writes after `prompt` (a causal model with its LM head only), token by token, over a KV
    * cache: iterate the Writing for its steps, as each is made; its `result` resolves to the
-   * ModelResult over prompt and output, however the writing ended. Throws for a masked LM, an
-   * empty prompt, a prompt longer than maxTokens or a bad option.
+   * ModelResult over prompt and output, however the writing ended. A `{ messages }` prompt goes
+   * through the model's chatTemplate first, and the text it renders is tokenized without the
+   * tokenizer's special tokens (the template writes them). Throws for a masked LM, an empty
+   * prompt, a prompt longer than maxTokens, a chat without a template or one that fails to
+   * render, or a bad option.
    */
-  generate(prompt: string, options?: GenerateOptions): Writing;
+  generate(prompt: string | { messages: ChatMessage[] }, options?: GenerateOptions): Writing;
   /** The tokenizer alone: the ids and token labels run() would get for `text`, before truncation. */
   tokenize(text: string): { ids: Int32Array; tokens: string[] };
   /**
@@ -113,6 +121,12 @@ export interface RunOptions {
    * truncated as the model's limit truncates it, and `truncated` says so.
    */
   maxTokens?: number;
+}
+
+/** One turn of a chat: role 'system', 'user' or 'assistant' (as the template knows them). */
+export interface ChatMessage {
+  role: string;
+  content: string;
 }
 
 /** Model.generate's options. */
