@@ -9,7 +9,7 @@
 import { nodeFileSource, readBlob, streamChunks, urlSource, valueSource } from './byte-sources.js';
 import { bytesOf, checkBytes, describe } from '../check.js';
 import { BUILTINS, BUILTIN_NAMES } from './builtins.js';
-import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, parseHubId } from './hub.js';
+import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, hubRepoFiles, parseHubId } from './hub.js';
 import { sourceName } from './source-name.js';
 import { cacheFetch, cachedResponse } from './cache.js';
 import { readSafetensorsHeader, readSafetensorsHeaderFromStream } from './safetensors-header.js';
@@ -115,9 +115,14 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     progress?.(file, bytes.byteLength, bytes.byteLength);
     return new TextDecoder().decode(bytes);
   };
-  // An optional file the repository lacks (a 404), or that cannot be fetched now (offline, with the
-  // rest in the cache), is absent: the model loads without it.
-  const optional = (file) => text(file).catch((error) => (signal?.aborted ? Promise.reject(error) : null));
+  // An optional file is fetched from the cache, or when the Hub API lists it: asking for a file the
+  // repository lacks would be a 404, which browsers report in the console. One that cannot be had
+  // now (offline, the API unreachable) is absent: the model loads without it.
+  const listing = hubRepoFiles({ hubUrl, id, revision, signal });
+  const optional = async (file) => {
+    if (!(await cachedResponse(hubFileUrl({ ...where, file }))) && !(await listing)?.includes(file)) return null;
+    return text(file).catch((error) => (signal?.aborted ? Promise.reject(error) : null));
+  };
   const results = await Promise.allSettled([text('config.json'), text('tokenizer.json'), optional('generation_config.json'),
     optional('tokenizer_config.json')]);
   const failed = results.find((result) => result.status === 'rejected');

@@ -2,14 +2,14 @@
 // @huggingface/jinja (the library Transformers.js renders them with). tokenizer_config.json gives
 // chat_template (one template, or a list of { name, template }, of which "default" is used),
 // bos_token and eos_token (a string, or an added token's { content }); generation_config.json's
-// eos_token_id (one id or a list) says where writing stops, else config.json's does.
-import { Template } from '@huggingface/jinja';
+// eos_token_id (one id or a list) says where writing stops, else config.json's does. The library
+// is imported with the first model that has a template, so pages without one never load it.
 import { describe } from '../check.js';
 
 const MAX_MESSAGES = 1000;
 
-/** { template, bosToken, eosToken, eosIds } from { config (text), generationConfig, tokenizerConfig }. */
-export function chatSettings({ config, generationConfig = null, tokenizerConfig = null }) {
+/** { template, Template (jinja's class, when there is a template), bosToken, eosToken, eosIds } from { config (text), generationConfig, tokenizerConfig }. */
+export async function chatSettings({ config, generationConfig = null, tokenizerConfig = null }) {
   const ids = (value) => [value ?? []].flat().filter((id) => Number.isInteger(id) && id >= 0);
   const configJson = typeof config === 'string' ? JSON.parse(config) : {};
   const eosIds = generationConfig?.eos_token_id !== undefined ? ids(generationConfig.eos_token_id) : ids(configJson.eos_token_id);
@@ -19,11 +19,12 @@ export function chatSettings({ config, generationConfig = null, tokenizerConfig 
   if (template !== null && typeof template !== 'string') {
     throw new TypeError(`tokenizer_config.json's chat_template must be text or a list of { name, template }, got ${describe(template)}`);
   }
-  return { template, bosToken: text(tokenizerConfig?.bos_token), eosToken: text(tokenizerConfig?.eos_token), eosIds };
+  const Template = template === null ? null : (await import('@huggingface/jinja')).Template;
+  return { template, Template, bosToken: text(tokenizerConfig?.bos_token), eosToken: text(tokenizerConfig?.eos_token), eosIds };
 }
 
 /** The text the model's template makes of `messages`, ending with the prompt for its answer. */
-export function renderChat({ template, bosToken, eosToken }, messages) {
+export function renderChat({ template, Template, bosToken, eosToken }, messages) {
   if (template === null) throw new Error('this model has no chat template (tokenizer_config.json has no chat_template): give the prompt as text');
   if (!Array.isArray(messages) || messages.length === 0 || messages.length > MAX_MESSAGES) {
     throw new TypeError(`messages must be an Array of 1 to ${MAX_MESSAGES} { role, content }, got ${describe(messages)}`);

@@ -25,7 +25,7 @@ export class Model {
   #chat; // { template, bosToken, eosToken } from tokenizer_config.json
 
   /** @internal Use engine.loadModel(). */
-  constructor(module, native, tokenizer, onDispose, extras = {}) {
+  constructor(module, native, tokenizer, onDispose, chat) {
     this.#module = module;
     this.#native = new NativeHandle(native, 'model', () => onDispose(this));
     this.#tokenizer = tokenizer;
@@ -44,8 +44,7 @@ export class Model {
     this.#rotations = Object.freeze(Array.from(c.rotations, (r) => (r ? Object.freeze({ dimensions: r.dimensions, frequencies: Object.freeze([...r.frequencies]) }) : null)));
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
-    const { eosIds, ...chat } = chatSettings(extras);
-    this.eosTokenIds = Object.freeze(eosIds.filter((id) => id < this.vocabSize));
+    this.eosTokenIds = Object.freeze(chat.eosIds.filter((id) => id < this.vocabSize));
     this.#chat = chat;
     this.chatTemplate = chat.template;
     Object.freeze(this);
@@ -58,6 +57,7 @@ export class Model {
    */
   static async create(module, files, { signal, progress } = {}, onDispose) {
     const tokenizer = await loadTokenizer(files.tokenizer);
+    const chat = await chatSettings({ config: files.config, ...files.extras });
     signal?.throwIfAborted();
     const header = await files.weights.header(signal);
     signal?.throwIfAborted();
@@ -70,7 +70,7 @@ export class Model {
         signal,
         onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
       });
-      return new Model(module, native, tokenizer, onDispose, { config: files.config, ...files.extras });
+      return new Model(module, native, tokenizer, onDispose, chat);
     } catch (error) {
       native?.delete();
       throw error;
