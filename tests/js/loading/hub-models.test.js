@@ -48,6 +48,21 @@ test.each(CHECKPOINTS.flatMap((c) => [c, `${c}-older-tokenizer`]))('multihead-te
   fromFolder.dispose();
 });
 
+test('generation_config.json and tokenizer_config.json come with a model that has them, and are not asked for when the Hub API does not list them', async () => {
+  hub.requests.length = 0;
+  const chat = await load('multihead-test/qwen2');
+  expect(chat.eosTokenIds).toEqual([458, 456]);
+  expect(chat.chatTemplate).toBe(JSON.parse(file('qwen2', 'tokenizer_config.json')).chat_template);
+  chat.dispose();
+  const asked = (name) => hub.requests.filter((r) => r.server === 'hub' && r.path.endsWith(`/resolve/main/${name}`)).map((r) => r.path);
+  expect(asked('generation_config.json')).toEqual(['/multihead-test/qwen2/resolve/main/generation_config.json']);
+  hub.requests.length = 0;
+  const plain = await load('multihead-test/llama-smol');
+  expect([plain.chatTemplate, plain.eosTokenIds]).toEqual([null, [456]]); // config.json's eos_token_id
+  plain.dispose();
+  expect([...asked('generation_config.json'), ...asked('tokenizer_config.json')]).toEqual([]);
+});
+
 test('a Pythia training checkpoint loads by its revision, and every file comes from that revision', async () => {
   hub.requests.length = 0;
   const model = await load('EleutherAI/pythia-70m', { revision: 'step1000' });

@@ -47,8 +47,10 @@ export async function readModelFiles(source, options = {}) {
     if (value === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
   }
   const { signal, progress } = options;
-  // A folder's optional files are read if it has them; a source object's if it names them.
-  const optional = (value, name) => (folder ? readOptional(new URL(name, folder), name, signal)
+  // A local folder's optional files are read if it has them; a source object's if it names them.
+  // A folder served over http(s) has no listing to ask, and asking for a file it lacks would be a
+  // 404 in the browser's console: name them in a source object to have them.
+  const optional = (value, name) => (folder?.protocol === 'file:' ? readOptional(new URL(name, folder), name, signal)
     : value === undefined ? null : readText(value, name, signal));
   // The reads run at once, but a failure is reported in file order, so the same broken
   // source always gives the same message (Promise.all would report whichever read failed first).
@@ -79,12 +81,12 @@ function extras(generationText, tokenizerConfigText) {
   return { generationConfig: parsed(generationText, 'generation_config.json'), tokenizerConfig: parsed(tokenizerConfigText, 'tokenizer_config.json') };
 }
 
-/** An optional file of a folder: its text, or null when the folder has no such file. */
+/** An optional file of a local folder: its text, or null when the folder has no such file. */
 async function readOptional(url, name, signal) {
   try {
     return new TextDecoder().decode(await fetchBytes(url, name, signal));
   } catch (error) {
-    if (error.status === 404 || error.code === 'ENOENT') return null;
+    if (error.code === 'ENOENT') return null;
     throw error;
   }
 }
@@ -116,9 +118,11 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     return new TextDecoder().decode(bytes);
   };
   // An optional file is fetched from the cache, or when the Hub API lists it: asking for a file the
-  // repository lacks would be a 404, which browsers report in the console. One that cannot be had
-  // now (offline, the API unreachable) is absent: the model loads without it.
-  const listing = hubRepoFiles({ hubUrl, id, revision, signal });
+  // repository lacks would be a 404, which browsers report in the console. A model whose
+  // config.json is cached was loaded before, with the optional files it has: it asks the API
+  // nothing, so it loads offline. One that cannot be had now is absent: the model loads without it.
+  const cached = await cachedResponse(hubFileUrl({ ...where, file: 'config.json' }));
+  const listing = cached ? Promise.resolve(null) : hubRepoFiles({ hubUrl, id, revision, signal });
   const optional = async (file) => {
     if (!(await cachedResponse(hubFileUrl({ ...where, file }))) && !(await listing)?.includes(file)) return null;
     return text(file).catch((error) => (signal?.aborted ? Promise.reject(error) : null));
