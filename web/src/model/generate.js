@@ -117,8 +117,10 @@ const nextTask = () => new Promise((resolve) => {
 });
 
 /**
- * One text being written. `model` gives the engine's calls: { module, native() (throws once the
- * model is disposed), numLayers, numHeads, dModel, tokenText(id), decode(ids), finish(raw) → ModelResult }.
+ * One text being written. `model` gives the engine's calls and the model's facts: { module,
+ * native() (throws once the model is disposed), numLayers, numHeads, dModel, maxTokens, eosIds,
+ * ablationCodes, maxAttentionBytes, tokenText(id), decode(ids), runPrompt() and finish(raw), each
+ * → ModelResult }.
  */
 export class Writing {
   #model;

@@ -57,7 +57,6 @@ export class Model {
    */
   static async create(module, files, { signal, progress } = {}, onDispose) {
     const tokenizer = await loadTokenizer(files.tokenizer);
-    const chat = await chatSettings({ config: files.config, ...files.extras });
     signal?.throwIfAborted();
     const header = await files.weights.header(signal);
     signal?.throwIfAborted();
@@ -66,6 +65,7 @@ export class Model {
     try {
       const info = module.loaderInfo(loader);
       tokenizer.checkVocabularySize(info.config.vocabSize);
+      const chat = await chatSettings({ config: files.config, ...files.extras }); // config.json is valid JSON now
       native = await streamInto(module, loader, info, files.weights, {
         signal,
         onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
