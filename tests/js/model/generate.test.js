@@ -196,6 +196,25 @@ describe('how a writing ends', () => {
     bert.dispose();
   });
 
+  test('a pass that overflows float32 ends the writing with an error naming the step, and the engine keeps working', async () => {
+    // gpt2-legacy with its final LayerNorm's gain at 3e38: its output, and so the logits, cannot be finite.
+    const bytes = new Uint8Array(readFileSync(`${DIR}gpt2-legacy/model.safetensors`));
+    const view = new DataView(bytes.buffer);
+    const headerLength = Number(view.getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+    const [start, end] = header['ln_f.weight'].data_offsets;
+    for (let at = 8 + headerLength + start; at < 8 + headerLength + end; at += 4) view.setFloat32(at, 3e38, true);
+    const before = engine.memory().usedBytes;
+    const broken = await engine.loadModel({ config: new URL(`file://${DIR}gpt2-legacy/config.json`), tokenizer: new URL(`file://${DIR}gpt2-legacy/tokenizer.json`), weights: bytes });
+    const writing = broken.generate(SENTENCE, { maxNewTokens: 4 });
+    await expect(collect(writing)).rejects.toThrow(/ln_f overflowed float32/);
+    expect(writing.stopReason).toBe('error');
+    await expect(writing.result).rejects.toThrow(/ln_f overflowed float32/); // the prompt itself failed: no result
+    broken.dispose();
+    expect(engine.memory().usedBytes).toBe(before);
+    expect((await collect(model.generate(SENTENCE, { maxNewTokens: 2 }))).length).toBe(2);
+  });
+
   test('disposing the model while it writes ends the writing with an error, and frees its caches', async () => {
     const own = await engine.loadModel(`${DIR}llama-smol/`);
     const before = engine.memory().usedBytes;

@@ -173,7 +173,7 @@ export class Writing {
     try {
       return { done: false, value: this.#step() };
     } catch (error) {
-      this.#end('error');
+      this.#end('error', error);
       throw error;
     }
   }
@@ -273,11 +273,14 @@ export class Writing {
     this.#hidden.set(raw.hidden, first * m.dModel);
   }
 
-  #end(reason) {
+  // Ends the writing; `error` is what stopped it, if something failed: with no step written (the
+  // prompt itself failed to run) the result rejects with it, else it holds what was written.
+  #end(reason, error = null) {
     this.stopReason = reason;
     this.#native?.delete();
     this.#native = null;
     try {
+      if (error && this.#ids.length === 0) throw error;
       this.#resolve(this.#weights ? this.#assemble() : this.#model.runPrompt()); // nothing ran: the prompt alone, as run() gives it
     } catch (error) {
       this.#resolve(Promise.reject(error));

@@ -173,7 +173,10 @@ export interface WritingStep {
 
 /** What Model.generate returns: an async iterable of its steps, used once. */
 export interface Writing extends AsyncIterable<WritingStep>, AsyncIterator<WritingStep> {
-  /** The ModelResult over prompt and output; rejects only if the model is disposed while it writes. */
+  /**
+   * The ModelResult over prompt and output, however it ended; it rejects only if the model is
+   * disposed while it writes, or if the prompt itself failed to run (with that error).
+   */
   readonly result: Promise<ModelResult>;
   /** Why it ended, once it has: 'eos', 'stop', 'maxNewTokens', 'length' (the model's), 'aborted', 'returned' (a loop's break) or 'error'. */
   readonly stopReason: 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error' | null;
