@@ -11,7 +11,7 @@
 import { checkInteger, checkObject, describe } from '../check.js';
 import { orThrow } from '../engine/wasm-glue.js';
 import { withShape } from '../engine/trace.js';
-import { topIndices } from './top-indices.js';
+import { likeliest, topIndices } from './likeliest.js';
 
 const ALTERNATIVES = 5; // the likeliest tokens each step lists
 
@@ -92,17 +92,6 @@ export function chooseToken(logits, seen, { temperature, topK, topP, repetitionP
     if (draw < 0) return keep[i];
   }
   return keep[count - 1];
-}
-
-/** The model's own probabilities (softmax of the raw logits): the chosen id's and the likeliest k. */
-function probabilities(logits, id, k, tokenText) {
-  let max = -Infinity;
-  for (const v of logits) max = Math.max(max, v);
-  let sum = 0;
-  for (const v of logits) sum += Math.exp(v - max);
-  const p = (i) => Math.exp(logits[i] - max) / sum;
-  const top = topIndices(logits, k);
-  return { probability: p(id), alternatives: top.map((i) => Object.freeze({ id: i, token: tokenText(i), probability: p(i) })) };
 }
 
 // The next macrotask: a message to ourselves, which browsers, workers and Node run at once
@@ -209,7 +198,8 @@ export class Writing {
     this.#extend([id], n);
     this.#ids.push(id);
     const rows = this.#rows;
-    const { probability, alternatives } = probabilities(logits, id, ALTERNATIVES, m.tokenText);
+    const model = likeliest(logits, ALTERNATIVES, m.tokenText); // the model's own probabilities, before temperature and top-k/p
+    const probability = model.probability(id), alternatives = model.top.map((a) => Object.freeze(a));
     const step = Object.freeze({
       index: this.#ids.length - 1, position: n, id, token: m.tokenText(id), probability, alternatives: Object.freeze(alternatives),
       attention: (layer, head) => {

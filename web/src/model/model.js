@@ -12,7 +12,7 @@ import { loadTokenizer } from '../tokenizer/tokenizer.js';
 import { AttentionTrace, withShape } from '../engine/trace.js';
 import { createLoader, streamInto } from '../engine/weights-stream.js';
 import { Writing, checkGenerateOptions } from './generate.js';
-import { topIndices } from './top-indices.js';
+import { likeliest } from './likeliest.js';
 import { chatSettings, renderChat } from './chat.js';
 
 export class Model {
@@ -88,7 +88,7 @@ export class Model {
    * model's maxTokens, its default), truncating as the model's limit does.
    */
   run(text, options = {}) {
-    const native = this.#native.get(); // throws if disposed
+    this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
     const { codes, ablated, ablation, maxAttentionBytes, maxTokens } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens);
     if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
@@ -99,8 +99,15 @@ export class Model {
     // the model was trained with it; a text without one (GPT-2's) simply stops.
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
-    const ids = Int32Array.from(pick(encoded.ids));
-    this.#checkEmbeddable(ids, pick(encoded.tokens));
+    const tokens = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
+    return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes);
+  }
+
+  // The run of tokens { ids, tokens, unknown, spans } cut from `total`, with the heads `switched` off
+  // ({ codes, ablated, ablation }): run()'s, and generate()'s result for a prompt it cannot write after.
+  #runTokens({ ids: list, tokens, unknown, spans }, total, { codes, ablated, ablation }, maxAttentionBytes) {
+    const ids = Int32Array.from(list);
+    this.#checkEmbeddable(ids, tokens);
     const weights = [];
     // The layers whose weights fit in maxAttentionBytes are kept, from the first; the others are
     // recomputed from their inputs (kept for every layer, n × dModel each) when they are asked for.
@@ -108,7 +115,7 @@ export class Model {
     // Each kept layer's weights are copied while C++ holds that layer's trace: the view is valid
     // only during the call, as the next layer reuses its buffers. A failure is returned, not
     // thrown: an exception must not unwind through the C++ frames below this callback.
-    const raw = orThrow(this.#module.runModel(native, ids, (layer, view) => {
+    const raw = orThrow(this.#module.runModel(this.#native.get(), ids, (layer, view) => {
       try {
         weights[layer] = layer < kept ? view.slice() : null;
       } catch (error) {
@@ -116,20 +123,7 @@ export class Model {
       }
       return undefined;
     }, codes));
-    return new ModelResult({ ...raw, weights, ablated, ablation, spans: pick(encoded.spans) }, ids, pick(encoded.tokens),
-      pick(encoded.unknown), total, this, this.#source(codes));
-  }
-
-  // A whole run over a prompt's tokens, as they are (generate() at the model's length writes none).
-  #runIds(prompted, codes, ablated, ablation) {
-    const weights = [], n = prompted.ids.length;
-    const kept = Math.floor(MAX_ATTENTION_BYTES / (4 * this.numHeads * n * n));
-    const raw = orThrow(this.#module.runModel(this.#native.get(), Int32Array.from(prompted.ids), (layer, view) => {
-      weights[layer] = layer < kept ? view.slice() : null;
-      return undefined;
-    }, codes));
-    return new ModelResult({ ...raw, weights, ablated, ablation, spans: prompted.spans }, Int32Array.from(prompted.ids), prompted.tokens,
-      prompted.unknown, prompted.ids.length, this, this.#source(codes));
+    return new ModelResult({ ...raw, weights, ablated, ablation, spans }, ids, tokens, unknown, total, this, this.#source(codes));
   }
 
   // What a result computes from the model when asked, with the heads `codes` switch off.
@@ -171,9 +165,8 @@ export class Model {
         `${this.causal ? 'has no LM head in its model.safetensors' : 'is a masked language model: it fills in blanks (predictions()), it does not write'}`);
     }
     const checked = checkGenerateOptions(options, this.vocabSize);
-    const mode = checked.ablation ?? 'zero';
-    if (!Object.hasOwn(ABLATION_CODES, mode)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(mode)}`);
-    const { codes, ablated, ablation } = checkAblation(checked.ablate, mode, this.numLayers, this.numHeads);
+    const switched = checkAblation(checked.ablate, checked.ablation, this.numLayers, this.numHeads);
+    const { codes, ablated, ablation } = switched;
     // A chat is rendered by the model's template; the text it gives already holds the special
     // tokens the template writes (a Llama 3 or Gemma template starts with the BOS), so it is
     // tokenized without the tokenizer's own.
@@ -191,7 +184,7 @@ export class Model {
       module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numHeads: this.numHeads, dModel: this.dModel,
       maxTokens: this.maxTokens, eosIds: this.eosTokenIds, ablationCodes: codes, maxAttentionBytes: MAX_ATTENTION_BYTES,
       tokenText: (id) => this.#tokenizer.tokenText(id), decode: (ids) => this.#tokenizer.decode(ids),
-      runPrompt: () => this.#runIds(prompted, codes, ablated, ablation),
+      runPrompt: () => this.#runTokens(prompted, prompted.ids.length, switched, MAX_ATTENTION_BYTES),
       finish: (raw) => new ModelResult({ ...raw, ablated, ablation }, raw.ids, raw.tokens, raw.unknown, raw.ids.length, this, source),
     }, prompted, checked);
     this.#writings.add(writing);
@@ -327,12 +320,7 @@ export class ModelResult {
   predictions(position, k = 5) {
     const logits = this.logits(position);
     checkInteger('k', k, 1, logits.length);
-    let max = -Infinity;
-    for (const v of logits) max = Math.max(max, v);
-    let sum = 0;
-    for (const v of logits) sum += Math.exp(v - max);
-    const top = topIndices(logits, k);
-    return top.map((id) => ({ token: this.#source.tokenText(id), id, probability: Math.exp(logits[id] - max) / sum }));
+    return likeliest(logits, k, this.#source.tokenText).top;
   }
 
   #layer(layer) {
@@ -362,15 +350,15 @@ function checkRunOptions(options, layers, heads, modelMaxTokens) {
   const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, ...rest } = options;
   const unknown = Object.keys(rest);
   if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes and maxTokens`);
-  if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
+  const checked = checkAblation(ablate, ablation, layers, heads);
   checkInteger('maxAttentionBytes', maxAttentionBytes, 0, Number.MAX_SAFE_INTEGER);
   checkInteger('maxTokens', maxTokens, 1, modelMaxTokens);
-  const checked = checkAblation(ablate, ablation, layers, heads);
   return { ...checked, maxAttentionBytes, maxTokens };
 }
 
-/** run()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */
-function checkAblation(ablate, ablation, layers, heads) {
+/** run()'s and generate()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */
+function checkAblation(ablate, ablation = 'zero', layers, heads) {
+  if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
   if (ablate === undefined) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
   if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an Array of { layer, head }, got ${describe(ablate)}`);
   const count = ablate.length;
