@@ -59,6 +59,13 @@ describe.each(BUILDS)('%s build', (_, buildOptions) => {
           }
         }
       }
+      // The written ids run again after the prompt give the writing's result: what a link to it shows.
+      const again = model.run(SENTENCE, { continuation: result.ids.slice(p) });
+      expect(again.tokens).toEqual(result.tokens);
+      for (let layer = 0; layer < model.numLayers; layer++) {
+        for (let head = 0; head < model.numHeads; head++) expect(maxAbsDiff(again.attention(layer, head), result.attention(layer, head))).toBeLessThan(1e-5);
+      }
+      expect(writing.prefillMs).toBeGreaterThan(0);
       // Each step's probability is the model's, at the position before it.
       const last = steps.at(-1);
       const predicted = result.predictions(last.position - 1, 5);
@@ -191,6 +198,10 @@ describe('how a writing ends', () => {
     expect(() => model.generate(SENTENCE, { ablate: [{ layer: 9, head: 0 }] })).toThrow(/ablate\[0\]\.layer/);
     expect(() => model.generate('   ')).toThrow(/prompt is empty/);
     expect(() => model.generate(42)).toThrow(TypeError);
+    // A continuation is ids of the vocabulary, and fits with its prompt.
+    expect(() => model.run(SENTENCE, { continuation: [1, -1] })).toThrow(/continuation\[1\]/);
+    expect(() => model.run(SENTENCE, { continuation: 'abc' })).toThrow(/continuation must be an Array or Int32Array/);
+    expect(() => model.run(SENTENCE, { continuation: new Array(model.maxTokens).fill(1) })).toThrow(/more than/);
     const bert = await engine.loadModel(`${DIR}bert-legacy/`);
     expect(() => bert.generate(SENTENCE)).toThrow(/masked language model/);
     bert.dispose();
@@ -247,6 +258,8 @@ describe('chats, through the model\'s template (tokenizer_config.json) and its e
     expect(prompt).toBe('<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n' +
       '<|im_start|>user\nHello there.<|im_end|>\n<|im_start|>assistant\n');
     expect(count(tokens, '<|im_start|>')).toBe(3);
+    // run() renders a chat as generate() does.
+    expect(model.run({ messages: HELLO }).tokens.join('')).toBe(prompt);
     const own = model.generate({ messages: [{ role: 'system', content: 'Be brief.' }, ...HELLO] }, { maxNewTokens: 1 });
     await collect(own);
     expect((await own.result).tokens.join('')).not.toContain('Alibaba'); // a system message of its own replaces the default

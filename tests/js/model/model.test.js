@@ -69,13 +69,13 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(model.run('the cat', { maxTokens: TINY.positions }).truncated).toBe(false);
   });
 
-  test.each([['', 'text is empty'], ['  \n\t ', 'text is empty']])('empty text %p gets a clear RangeError', (text, message) => {
+  test.each([['', 'prompt is empty'], ['  \n\t ', 'prompt is empty']])('empty text %p gets a clear RangeError', (text, message) => {
     expect(() => model.run(text)).toThrow(RangeError);
     expect(() => model.run(text)).toThrow(message);
   });
 
   test('a non-string gets a TypeError', () => {
-    expect(() => model.run(42)).toThrow('text must be a string, got number 42');
+    expect(() => model.run(42)).toThrow('the prompt must be text (a string) or { messages: [{ role, content }, …] }, got number 42');
   });
 
   test('ablate switches heads off: earlier layers stay, later ones and the result change, and the result says which', () => {
@@ -125,7 +125,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each([
     [null, TypeError, 'run options must be an object, got null'],
-    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation, maxAttentionBytes and maxTokens'],
+    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation, maxAttentionBytes, maxTokens and continuation'],
     [{ maxTokens: 0 }, RangeError, 'maxTokens must be from 1 to 10, got 0'],
     [{ maxTokens: 11 }, RangeError, 'maxTokens must be from 1 to 10, got 11'],
     [{ maxTokens: 2.5 }, TypeError, 'maxTokens must be an integer, got number 2.5'],

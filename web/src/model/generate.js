@@ -127,6 +127,7 @@ export class Writing {
   #resolve;
   #started = false;
   stopReason = null; // 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error', once it has ended
+  prefillMs = null; // how long the prompt took to run, once it has: the first step's elapsedMs leaves it out
 
   constructor(model, prompt, options) {
     this.#model = model;
@@ -188,8 +189,13 @@ export class Writing {
   }
 
   #step() {
-    const m = this.#model, started = performance.now();
-    if (!this.#native) this.#prefill();
+    const m = this.#model;
+    if (!this.#native) {
+      const prefilling = performance.now();
+      this.#prefill();
+      this.prefillMs = performance.now() - prefilling;
+    }
+    const started = performance.now();
     const n = this.#length;
     const logits = orThrow(m.module.modelLogits(m.native(), this.#hidden.subarray((n - 1) * m.dModel, n * m.dModel)));
     const bad = logits.findIndex((v) => !Number.isFinite(v));

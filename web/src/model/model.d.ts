@@ -64,11 +64,13 @@ export class Model {
   rotation(layer: number): { readonly dimensions: number; readonly frequencies: readonly number[] } | null;
   readonly disposed: boolean;
   /**
-   * Tokenizes `text` and runs every layer. Longer text is truncated to maxTokens (keeping the
+   * Tokenizes `prompt` and runs every layer. Longer text is truncated to maxTokens (keeping the
    * closing special token, when the tokenizer has one); the result says so. Empty or
-   * whitespace-only text throws a RangeError.
+   * whitespace-only text throws a RangeError. A `{ messages }` prompt is rendered as generate()
+   * renders it. With `options.continuation`, those token ids follow the prompt's: a writing's
+   * output run again gives the writing's result.
    */
-  run(text: string, options?: RunOptions): ModelResult;
+  run(prompt: string | { messages: ChatMessage[] }, options?: RunOptions): ModelResult;
   /**
    * Writes after `prompt` (a causal model with its LM head only), token by token, over a KV
    * cache: iterate the Writing for its steps, as each is made; its `result` resolves to the
@@ -121,6 +123,11 @@ export interface RunOptions {
    * truncated as the model's limit truncates it, and `truncated` says so.
    */
   maxTokens?: number;
+  /**
+   * Token ids run after the prompt's, as generate() wrote them (never truncated: prompt and
+   * continuation must fit in maxTokens together).
+   */
+  continuation?: readonly number[] | Int32Array;
 }
 
 /** One turn of a chat: role 'system', 'user' or 'assistant' (as the template knows them). */
@@ -167,7 +174,7 @@ export interface WritingStep {
   readonly alternatives: readonly Prediction[];
   /** This token's attention row in `layer` and `head`: (1 × position + 1), nQueries 1, nKeys position + 1. */
   attention(layer: number, head: number): Float32Array & { nQueries: number; nKeys: number };
-  /** Time to choose the token and run it. */
+  /** Time to choose the token and run it (the first step's leaves out the prompt's run, Writing.prefillMs). */
   readonly elapsedMs: number;
 }
 
@@ -180,6 +187,8 @@ export interface Writing extends AsyncIterable<WritingStep>, AsyncIterator<Writi
   readonly result: Promise<ModelResult>;
   /** Why it ended, once it has: 'eos', 'stop', 'maxNewTokens', 'length' (the model's), 'aborted', 'returned' (a loop's break) or 'error'. */
   readonly stopReason: 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error' | null;
+  /** How long the prompt took to run, in ms, once it has (null before the first step). */
+  readonly prefillMs: number | null;
 }
 
 /** One of result.predictions(): a token, its id, and the head's probability for it. */

@@ -80,20 +80,31 @@ export class Model {
   }
 
   /**
-   * Tokenizes `text` and runs the model. Text longer than the model's positions is truncated
-   * (the result says so); empty text is an error. `options.ablate` lists heads to switch off,
-   * [{ layer, head }], each one's output replaced before its layer's output projection as
-   * `options.ablation` says: 'zero' (the default; Hugging Face's head_mask) or 'mean' (its mean
-   * over the sentence's positions). `options.maxTokens` keeps at most that many tokens (at most the
-   * model's maxTokens, its default), truncating as the model's limit does.
+   * Tokenizes `prompt` and runs the model. `prompt` is text, or { messages: [{ role, content }, …] }
+   * for a model with a chat template (rendered as generate() renders it). Text longer than the
+   * model's positions is truncated (the result says so); empty text is an error.
+   * `options.ablate` lists heads to switch off, [{ layer, head }], each one's output replaced
+   * before its layer's output projection as `options.ablation` says: 'zero' (the default; Hugging
+   * Face's head_mask) or 'mean' (its mean over the sentence's positions). `options.maxTokens`
+   * keeps at most that many tokens (at most the model's maxTokens, its default), truncating as the
+   * model's limit does. `options.continuation` gives token ids to run after the prompt's, as
+   * generate() wrote them (a writing's result.ids past the prompt): the result is that writing's,
+   * and prompt and continuation together must fit in maxTokens, untruncated.
    */
-  run(text, options = {}) {
+  run(prompt, options = {}) {
     this.#native.get(); // throws if disposed
-    if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
-    const { codes, ablated, ablation, maxAttentionBytes, maxTokens } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens);
-    if (text.trim() === '') throw new RangeError('text is empty: type at least one word');
-    const encoded = this.#tokenizer.encode(text);
-    const total = encoded.ids.length;
+    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
+    const encoded = this.#encodePrompt(prompt);
+    const total = encoded.ids.length + continuation.length;
+    if (continuation.length) {
+      if (total > maxTokens) {
+        throw new RangeError(`the prompt's ${encoded.ids.length} tokens and the continuation's ${continuation.length} are ${total}, more than ${maxTokens}`);
+      }
+      const ids = [...encoded.ids, ...continuation];
+      const texts = continuation.map((id) => this.#tokenizer.tokenText(id));
+      const tokens = { ids, tokens: [...encoded.tokens, ...texts], unknown: [...encoded.unknown, ...texts.map(() => false)], spans: [...encoded.spans, ...texts.map(() => null)] };
+      return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes);
+    }
     const keep = Math.min(total, maxTokens);
     // A text that ends with its tokenizer's closing token (e.g. [SEP]) keeps it when truncated, as
     // the model was trained with it; a text without one (GPT-2's) simply stops.
@@ -101,6 +112,20 @@ export class Model {
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const tokens = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
     return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes);
+  }
+
+  // The tokens of run()'s and generate()'s prompt: text with the tokenizer's special tokens, or a
+  // chat rendered by the model's template, whose text already holds the special tokens it writes
+  // (a Llama 3 or Gemma template starts with the BOS), so it is tokenized without the tokenizer's own.
+  #encodePrompt(prompt) {
+    const chat = prompt !== null && typeof prompt === 'object' && 'messages' in prompt;
+    if (typeof prompt !== 'string' && !chat) {
+      throw new TypeError(`the prompt must be text (a string) or { messages: [{ role, content }, …] }, got ${describe(prompt)}`);
+    }
+    const text = chat ? renderChat(this.#chat, prompt.messages) : prompt;
+    if (text.trim() === '') throw new RangeError(`${chat ? 'the rendered chat' : 'the prompt'} is empty: type at least one word`);
+    const { ids, tokens, unknown, spans } = this.#tokenizer.encode(text, { addSpecialTokens: !chat });
+    return { ids, tokens, unknown, spans };
   }
 
   // The run of tokens { ids, tokens, unknown, spans } cut from `total`, with the heads `switched` off
@@ -157,9 +182,6 @@ export class Model {
    */
   generate(prompt, options = {}) {
     this.#native.get(); // throws if disposed
-    if (typeof prompt !== 'string' && (prompt === null || typeof prompt !== 'object' || !('messages' in prompt))) {
-      throw new TypeError(`prompt must be a string or { messages: [{ role, content }, …] }, got ${describe(prompt)}`);
-    }
     if (!this.causal || !this.hasLmHead) {
       throw new Error(`generate() needs a causal language model with its LM head; this ${this.architecture} model ` +
         `${this.causal ? 'has no LM head in its model.safetensors' : 'is a masked language model: it fills in blanks (predictions()), it does not write'}`);
@@ -167,14 +189,7 @@ export class Model {
     const checked = checkGenerateOptions(options, this.vocabSize);
     const switched = checkAblation(checked.ablate, checked.ablation, this.numLayers, this.numHeads);
     const { codes, ablated, ablation } = switched;
-    // A chat is rendered by the model's template; the text it gives already holds the special
-    // tokens the template writes (a Llama 3 or Gemma template starts with the BOS), so it is
-    // tokenized without the tokenizer's own.
-    const chat = typeof prompt !== 'string';
-    const text = chat ? renderChat(this.#chat, prompt.messages) : prompt;
-    if (text.trim() === '') throw new RangeError('prompt is empty: type at least one word');
-    const encoded = this.#tokenizer.encode(text, { addSpecialTokens: !chat });
-    const prompted = { ids: encoded.ids, tokens: encoded.tokens, unknown: encoded.unknown, spans: encoded.spans };
+    const prompted = this.#encodePrompt(prompt);
     if (prompted.ids.length > this.maxTokens) {
       throw new RangeError(`the prompt has ${prompted.ids.length} tokens, more than the model's ${this.maxTokens}: shorten it to write after it`);
     }
@@ -345,15 +360,22 @@ const MAX_ATTENTION_BYTES = 512 * 2 ** 20;
  * run()'s options, each read once, checked; unknown names are refused. Returns the C++ codes
  * (layers × heads, empty when no head is ablated), the frozen sorted list and the mode.
  */
-function checkRunOptions(options, layers, heads, modelMaxTokens) {
+function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
   checkObject('run options', options);
-  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, ...rest } = options;
+  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, continuation = [], ...rest } = options;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes and maxTokens`);
+  if (unknown.length) {
+    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens and continuation`);
+  }
   const checked = checkAblation(ablate, ablation, layers, heads);
   checkInteger('maxAttentionBytes', maxAttentionBytes, 0, Number.MAX_SAFE_INTEGER);
   checkInteger('maxTokens', maxTokens, 1, modelMaxTokens);
-  return { ...checked, maxAttentionBytes, maxTokens };
+  if (!Array.isArray(continuation) && !(continuation instanceof Int32Array)) {
+    throw new TypeError(`continuation must be an Array or Int32Array of token ids, got ${describe(continuation)}`);
+  }
+  if (continuation.length > modelMaxTokens) throw new RangeError(`continuation has ${continuation.length} ids, more than the model's ${modelMaxTokens} positions`);
+  const ids = Array.from(continuation, (id, i) => checkInteger(`continuation[${i}]`, id, 0, vocabSize - 1));
+  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids };
 }
 
 /** run()'s and generate()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */
