@@ -21,6 +21,7 @@ import { createStatusLine } from './ui/status-line.js';
 import { createTokenList } from './ui/token-list.js';
 import { createViewHost } from './ui/view-host.js';
 import { wireShareButtons } from './ui/share-buttons.js';
+import { createWritePanel } from './ui/write-panel.js';
 import { testHooks } from './test-hooks.js';
 
 const style = document.createElement('style');
@@ -34,7 +35,7 @@ store.dispatch({ type: 'start', sentence: document.getElementById('sentence').va
 const pageSession = createSession(store);
 syncUrl(store);
 const renderers = [
-  createControls(store, pageSession), createModelPanel(store, pageSession), createTokenList(store), createStatusLine(),
+  createControls(store, pageSession), createModelPanel(store, pageSession), createTokenList(store), createWritePanel(store, pageSession), createStatusLine(),
   createViewHost(store), createPanels(store, pageSession), testHooks(),
 ];
 for (const { render } of renderers) store.subscribe(render);

@@ -1,15 +1,17 @@
 // @ts-check
 // The session: the one module that talks to the page's worker. It keeps two slices of the store,
 // each written by its reducer here: `session` (the model on screen and the one loading, the run
-// in flight, what stopped or failed, the probe-set measure) and `result` (what the worker
-// answered for the current inputs, and the probe-set measures per model). After every change it
+// in flight, what stopped or failed, the probe-set measure, the writing) and `result` (what the
+// worker answered for the current inputs, grown a token at a time while the model writes, and
+// the probe-set measures per model). After every change it
 // asks needed() what the page lacks and sends that, one run at a time; an answer that no longer
 // fits the inputs is dropped, and the next change asks again: latest wins, here only.
 // The worker's messages are typed in worker/messages.js; the time limit and Cancel are
 // worker/limited-worker.js's.
 import { patched } from './state/store.js';
 import { BUILTIN_MODEL, ModelName, modelName, modelRevision, modelSource } from './state/model-choice.js';
-import { answerFits, inputsKey, modelToLoad, needed } from './state/needed.js';
+import { answerFits, canWrite, inputsKey, keyWith, modelToLoad, needed } from './state/needed.js';
+import { grownRun, promptRun } from './state/writing.js';
 import { summaryKey } from '../src/views/view-data.js';
 import { LimitedWorker, Stopped, timeLimit } from './worker/limited-worker.js';
 
@@ -37,6 +39,8 @@ const SESSION = Object.freeze({
   failed: null, // { key, message }: the run that failed for these inputs
   measuring: null, // { measureId, key, done, total }: the probe-set measure in the worker
   measureFailed: '', // why the last measure stopped
+  writing: null, // { writeId, started, prefillMs, stepMs, count, stopping }: the model writing after the sentence
+  wrote: null, // { key, reason, prefillMs, stepMs, count, message }: how the last writing went, for the inputs of `key`
 });
 
 /** The session slice's reducer. */
@@ -56,11 +60,27 @@ export function session(slice = SESSION, action, state) {
       });
     }
     case 'restarted': // a stopped run replaced the worker, and what it was doing besides
-      return slice.measuring ? patched(slice, { measuring: null, measureFailed: 'The measure stopped when the page restarted its worker: measure again.' }) : slice;
+      return patched(slice, {
+        measuring: null, writing: null,
+        measureFailed: slice.measuring ? 'The measure stopped when the page restarted its worker: measure again.' : slice.measureFailed,
+      });
+    case 'write-start':
+      return patched(slice, { writing: Object.freeze({ writeId: action.writeId, started: action.started, prefillMs: null, stepMs: 0, count: 0, stopping: false }) });
+    case 'write-step': {
+      const w = slice.writing;
+      if (action.writeId !== w?.writeId) return slice;
+      return patched(slice, { writing: Object.freeze({ ...w, prefillMs: action.prefillMs, stepMs: w.stepMs + (action.step.elapsedMs ?? 0), count: w.count + 1 }) });
+    }
+    case 'write-stop':
+      return slice.writing ? patched(slice, { writing: Object.freeze({ ...slice.writing, stopping: true }) }) : slice;
+    case 'write-done': {
+      const w = slice.writing;
+      if (action.writeId !== w?.writeId) return slice;
+      const { reason, message } = action;
+      return patched(slice, { writing: null, wrote: Object.freeze({ key: inputsKey(state), reason, message, prefillMs: action.prefillMs, stepMs: w.stepMs, count: w.count }) });
+    }
     case 'restarted-ready': // the same model in the fresh worker
       return patched(slice, { info: action.info });
-    case 'pick-model':
-      return patched(slice, { loadMessage: '' });
     case 'load-started':
       return patched(slice, {
         loading: Object.freeze({ loadId: action.loadId, choice: action.choice, started: action.started, progress: null }), loadPhase: 'loading', loadMessage: '',
@@ -71,7 +91,7 @@ export function session(slice = SESSION, action, state) {
       if (slice.loading?.loadId !== action.loadId) return slice;
       return patched(slice, {
         info: action.info, model: action.choice, models: slice.models + 1, loading: null, loadPhase: 'ready', loadMessage: '',
-        loadMs: Math.round(action.ms), measuring: null, measureFailed: '',
+        loadMs: Math.round(action.ms), measuring: null, measureFailed: '', writing: null,
       });
     case 'load-failed': {
       const loading = slice.loading;
@@ -84,7 +104,16 @@ export function session(slice = SESSION, action, state) {
       });
     }
     case 'sentence': // the reader typed: a run that stopped or failed may be tried again, even on the same text
-      return patched(slice, { stopped: null, failed: null });
+      return patched(slice, { stopped: null, failed: null, writing: action.text === state.settings.sentence ? slice.writing : null });
+    case 'pick-model':
+      return patched(slice, { writing: null, loadMessage: '' });
+    case 'chat': // what the writing was written after, or with, changed: it stops (the session tells the worker)
+    case 'url':
+    case 'mode':
+    case 'ablate':
+    case 'toggle-head':
+    case 'ablation':
+      return patched(slice, { writing: null });
     case 'sent': // a run for other inputs: what stopped or failed before may be asked again, once typed again
       return patched(slice, {
         inFlight: Object.freeze({ id: action.id, key: action.asked.key, characters: action.asked.text.length, slow: false }), stopped: null, failed: null,
@@ -120,7 +149,10 @@ export function session(slice = SESSION, action, state) {
 const RESULT = Object.freeze({
   // { key, tokens, unknown, truncated, totalTokens, causal, hasLmHead, kvHeads, windows, layers (those
   // asked for, by index), overview, summaries (summaryKey → matrix), traced, roles, changes, ablated,
-  // predictions (masked LM), nextTokens (causal LM: position → list), summary } for the inputs of `key`, or null
+  // predictions (masked LM), nextTokens (causal LM: position → list), summary, promptLength (the tokens
+  // before the written ones), steps (the written tokens' strip, or null), partial (grown by a writing:
+  // its roles, overview and other layers are still to ask) } for the inputs of `key`, or null; and,
+  // grown by a writing, its prompt's layers and each step's rows (writing.js)
   run: null,
   measured: new Map(), // modelKey → measureHeadRoles' result (with relationMeanings)
 });
@@ -136,6 +168,14 @@ export function result(slice = RESULT, action, state) {
     case 'ready':
     case 'loaded':
       return patched(slice, { run: null });
+    case 'write-start': { // the run on screen, cut to its prompt, grows a token at a time
+      const run = slice.run;
+      return patched(slice, { run: promptRun(run, run.tokens.length - state.settings.written.length, keyWith(state, [])) });
+    }
+    case 'write-step': {
+      if (action.writeId !== state.session.writing?.writeId || !slice.run) return slice;
+      return patched(slice, { run: grownRun(slice.run, action.step, action.rows, keyWith(state, [...state.settings.written, action.step.id])) });
+    }
     case 'measured': {
       const measuring = state.session.measuring;
       if (measuring?.measureId !== action.measureId) return slice;
@@ -164,7 +204,11 @@ export function merged(run, answer, asked, info) {
     causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
     kvHeads: asked.toy ? null : info?.kvHeads ?? null, windows: asked.toy ? null : info?.windows ?? null,
     roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated,
+    promptLength: answer.tokens.length - (asked.written?.length ?? 0), steps: null,
   } : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
+  if (asked.fresh && !fresh) Object.assign(r, { roles: answer.roles ?? null, changes: answer.changes ?? null }); // after a writing
+  r.partial = false;
+  if (answer.steps) r.steps = Object.freeze(answer.steps.map((step) => Object.freeze(step)));
   // A layer traced already holds its weights, with the rest of its matrices.
   for (const { layer, ...weights } of answer.layers ?? []) if (r.traced !== layer) r.layers[layer] = weights;
   if (answer.overview) r.overview = answer.overview;
@@ -180,7 +224,8 @@ export function merged(run, answer, asked, info) {
   if (answer.predictions && answer.causal) {
     for (const { position, ...list } of answer.predictions) r.nextTokens.set(position, list); // { top, now? }
   } else if (answer.predictions) r.predictions = answer.predictions;
-  if (fresh) r.summary = `${answer.tokens.length} tokens, computed in ${answer.ms.toFixed(1)} ms.`;
+  const written = asked.written?.length ? ` (the last ${asked.written.length} written by the model)` : '';
+  if (fresh) r.summary = `${answer.tokens.length} tokens${written}, computed in ${answer.ms.toFixed(1)} ms.`;
   return Object.freeze(r);
 }
 
@@ -198,7 +243,8 @@ export function modelKey(state) {
  */
 export function createSession(store) {
   const { dispatch } = store;
-  const counters = { run: 0, load: 0, measure: 0 };
+  const counters = { run: 0, load: 0, measure: 0, write: 0 };
+  let writeId = null; // the writing the worker is doing for this page
   let slowTimer = 0;
   const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent, onRestart });
   worker.ready.then((info) => dispatch({ type: 'ready', info }), (error) => dispatch({ type: 'start-failed', message: error.message }));
@@ -220,8 +266,15 @@ export function createSession(store) {
     return timeLimit(characters) + Math.ceil(flops / FLOPS_PER_MS);
   }
 
-  /** After every change: load the model asked for, and run what the page lacks once nothing is in flight. */
+  /**
+   * After every change: stop a writing the state no longer has, load the model asked for, and run
+   * what the page lacks once nothing is in flight.
+   */
   function pump() {
+    if (writeId !== null && store.state.session.writing?.writeId !== writeId) {
+      worker.post({ type: 'cancel-write', writeId });
+      writeId = null;
+    }
     const choice = modelToLoad(store.state);
     if (choice) load(choice);
     if (store.state.session.inFlight) return;
@@ -263,6 +316,11 @@ export function createSession(store) {
         return dispatch({ type: 'loaded', loadId: data.loadId, info: data.info, choice: loading.choice, ms: performance.now() - loading.started });
       case 'load-failed':
         return dispatch({ type: 'load-failed', loadId: data.loadId, aborted: data.aborted, message: data.message });
+      case 'write-step':
+        return dispatch({ type: 'write-step', writeId: data.writeId, step: data.step, prefillMs: data.prefillMs, rows: data.rows });
+      case 'write-done':
+        if (data.writeId === writeId) writeId = null;
+        return dispatch({ type: 'write-done', writeId: data.writeId, reason: data.reason, prefillMs: data.prefillMs, message: data.message });
       case 'roles-progress':
         return dispatch({ type: 'measure-progress', measureId: data.measureId, done: data.done, total: data.total });
       case 'roles-measured':
@@ -302,6 +360,21 @@ export function createSession(store) {
       const measureId = ++counters.measure;
       dispatch({ type: 'measure-started', measureId });
       worker.post({ type: 'measure-roles', measureId });
+    },
+    /** Writes after the sentence, from the run on screen, with the settings' options and heads. */
+    write() {
+      const state = store.state;
+      if (!canWrite(state)) return;
+      const { sentence: text, chat, write: options, ablate, ablation } = state.settings;
+      const layers = state.result.run.layers.flatMap((layer, l) => (layer ? [l] : []));
+      writeId = ++counters.write;
+      dispatch({ type: 'write-start', writeId, started: performance.now() });
+      worker.post({ type: 'write', writeId, text, chat, options, ablate, ablation, layers });
+    },
+    /** Stops the writing between two steps: what was written stays. */
+    stopWriting() {
+      if (store.state.session.writing) dispatch({ type: 'write-stop' });
+      if (writeId !== null) worker.post({ type: 'cancel-write', writeId });
     },
     cancelMeasure() {
       const measuring = store.state.session.measuring;

@@ -8,7 +8,10 @@
 // read, so a link can name a model but never a URL to fetch; &revision=step1000 names a Hub model's
 // branch, tag or commit (left out for main). Heads switched off are
 // &ablate=2.1,2.4 (layer.head, counted from 1) and &ablation=mean (zero when left out); the page
-// drops heads its model does not have. Values that make no sense are ignored, not errors:
+// drops heads its model does not have. A causal model's writing is &out=464,2068,… (the ids it
+// wrote after the sentence, at most 4096), with Write's options when they are not the defaults:
+// &new=64&temp=0.8&topk=40&topp=0.95&wseed=7, and &chat=1 when the sentence is a chat message
+// through the model's template. Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page. A link holds at most the first 2000
 // characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
 // is six million characters once percent-encoded.
@@ -17,6 +20,7 @@ import { parseHubId } from '../src/loading/hub.js';
 import { hubModel } from './state/model-choice.js';
 import { sourceName } from '../src/loading/source-name.js';
 import { VIEWS } from '../src/views/views.js';
+import { WRITE_DEFAULTS } from './state/writing.js';
 
 const MODES = ['model', 'toy'];
 const ABLATIONS = ['zero', 'mean'];
@@ -24,6 +28,9 @@ const ABLATIONS = ['zero', 'mean'];
 // 40-digit hash), never a path that could leave the model's folder.
 export const REVISION = /^(?!\.\.?$)[\w.-]{1,96}$/;
 const MAX_ABLATED = 1024; // heads a link may switch off: more than any model this page loads has
+const MAX_WRITTEN = 4096; // ids a link may hold: more than any model this page loads takes
+// Write's options in a link: { name in the URL: option }.
+const WRITE_PARAMS = { new: 'maxNewTokens', temp: 'temperature', topk: 'topK', topp: 'topP', wseed: 'seed' };
 
 /**
  * The part of `sentence` a link holds: at most the element's MAX_SENTENCE characters, so the
@@ -55,6 +62,15 @@ export function readUrlState(hash) {
   if (ABLATIONS.includes(params.get('ablation'))) state.ablation = params.get('ablation');
   const toy = toySettings(params);
   if (Object.keys(toy).length > 0) state.toy = toy;
+  const out = params.get('out');
+  if (out !== null && new RegExp(`^(?:[0-9]{1,7}(?:,[0-9]{1,7}){0,${MAX_WRITTEN - 1}})?$`).test(out)) state.written = out ? out.split(',').map(Number) : [];
+  const write = {};
+  for (const [name, option] of Object.entries(WRITE_PARAMS)) {
+    const text = params.get(name);
+    if (text !== null && /^[0-9]{1,10}(?:\.[0-9]{1,6})?$/.test(text)) write[option] = Number(text); // the settings check each one's range
+  }
+  if (Object.keys(write).length > 0) state.write = write;
+  if (['0', '1'].includes(params.get('chat'))) state.chat = params.get('chat') === '1';
   return state;
 }
 
@@ -106,7 +122,7 @@ function modelChoice(text, revision) {
  * `model` is a Hub id or a built-in model's name, or undefined for the default model (which the
  * hash leaves out); `revision` a Hub model's, undefined for main.
  */
-export function urlHash({ sentence, view, mode, layer, head, toy, model, revision, ablate = [], ablation = 'zero' }) {
+export function urlHash({ sentence, view, mode, layer, head, toy, model, revision, ablate = [], ablation = 'zero', write = WRITE_DEFAULTS, written = [], chat = false }) {
   const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
@@ -122,6 +138,10 @@ export function urlHash({ sentence, view, mode, layer, head, toy, model, revisio
     params.set('ablate', ablate.map(({ layer: l, head: h }) => `${l + 1}.${h + 1}`).join(','));
     if (ablation !== 'zero') params.set('ablation', ablation);
   }
+  if (chat) params.set('chat', '1');
+  for (const [name, option] of Object.entries(WRITE_PARAMS)) if (write[option] !== WRITE_DEFAULTS[option]) params.set(name, String(write[option]));
+  // The ids were written after the whole sentence: a link that cuts it cannot keep them.
+  if (written.length > 0 && linkedSentence(sentence) === sentence) params.set('out', written.join(','));
   return `#${params}`;
 }
 

@@ -4,7 +4,7 @@
 import { createStore } from '../../../web/demo/state/store.js';
 import { fitToy, settings, shownHead, shownLayer } from '../../../web/demo/state/settings.js';
 import { ui } from '../../../web/demo/state/ui.js';
-import { inputsKey, modelToLoad, needed } from '../../../web/demo/state/needed.js';
+import { canWrite, drawable, inputsKey, modelToLoad, needed } from '../../../web/demo/state/needed.js';
 import { pageStatus } from '../../../web/demo/state/status.js';
 import { merged, result, session } from '../../../web/demo/session.js';
 import { linkState } from '../../../web/demo/url-sync.js';
@@ -370,4 +370,79 @@ describe('settings', () => {
     const toy = { ...asked, toy: { causal: false } };
     expect(merged(null, answer(toy), toy, info)).toMatchObject({ kvHeads: null, windows: null });
   });
+});
+
+describe('writing: the run on screen grows a token at a time', () => {
+  const written = (n, id) => ({ index: 0, position: n, id, token: 'next', probability: 0.5, alternatives: [{ token: 'next', id, probability: 0.5 }], elapsedMs: 4 });
+  /** A causal page whose sentence's run came with both layers, each head's weights (i, j) = 10·i + j + 1. */
+  function written0() {
+    const store = page({ sentence: 'Henry met William and Henry met', info: GPT });
+    const asked = send(store);
+    const base = answer(asked, { layers: 2 });
+    const n = base.tokens.length;
+    for (const layer of base.layers) layer.weights = [Float32Array.from({ length: n * n }, (_, k) => 10 * Math.floor(k / n) + (k % n) + 1)];
+    store.dispatch({ type: 'answered', asked, answer: { ...base, causal: true, predictions: [{ position: n - 1, top: [] }] } });
+    return { store, n };
+  }
+
+  test('Write starts from the run on screen; each step adds its token and its row in every layer held; the end asks for the rest', () => {
+    const { store, n } = written0();
+    expect(canWrite(store.state)).toBe(true);
+    store.dispatch({ type: 'write-start', writeId: 1, started: 0 });
+    expect(canWrite(store.state)).toBe(false);
+    expect(needed(store.state)).toBeNull(); // each step brings its own rows
+    expect(pageStatus(store.state)).toEqual({ phase: 'writing', text: 'Writing: running the prompt…' });
+    const row = Float32Array.from({ length: n + 1 }, (_, j) => 100 + j);
+    store.dispatch({ type: 'write-step', writeId: 1, step: written(n, 7), prefillMs: 3, rows: [0, 1].map((layer) => ({ layer, weights: [row] })) });
+    store.dispatch({ type: 'write-step', writeId: 2, step: written(n + 1, 8), prefillMs: 3, rows: [] }); // another writing's: dropped
+    const run = store.state.result.run;
+    expect([run.key, run.tokens.length, run.promptLength, store.state.settings.written]).toEqual([inputsKey(store.state), n + 1, n, [7]]);
+    const grown = run.layers[1].weights[0];
+    expect(grown.length).toBe((n + 1) ** 2);
+    expect(grown[n + 1 + 2]).toBe(10 + 2 + 1); // row 1, key 2: the prompt's
+    expect(grown[n]).toBe(0); // row 0, the new key: masked
+    expect(Array.from(grown.subarray(n * (n + 1)))).toEqual(Array.from(row));
+    expect(drawable(store.state)).toBe(true);
+    expect(run.nextTokens.get(n - 1).top[0].id).toBe(7); // what it expected after the last prompt token
+    expect(pageStatus(store.state).text).toBe('Writing… 1 of 32 tokens: prefill 3.0 ms, 4.0 ms per token (250.0 tokens/s).');
+    store.dispatch({ type: 'write-done', writeId: 1, reason: 'maxNewTokens', prefillMs: 3, message: '' });
+    // The written text lacks its roles and the predictions after its last token: asked once, fresh, from the writing's result.
+    expect(needed(store.state)).toMatchObject({ fresh: true, written: [7], steps: false });
+    expect(pageStatus(store.state).text).toBe('Wrote 1 token (as many as asked): prefill 3.0 ms, 4.0 ms per token (250.0 tokens/s).');
+    expect(urlHash(linkState(store.state))).toContain('out=7');
+  });
+
+  test('typing, other heads or another model stop the writing; typing drops what was written, heads keep it', () => {
+    const { store, n } = written0();
+    store.dispatch({ type: 'write-start', writeId: 1, started: 0 });
+    store.dispatch({ type: 'write-step', writeId: 1, step: written(n, 7), prefillMs: 3, rows: [] });
+    store.dispatch({ type: 'toggle-head', layer: 0, head: 0 });
+    expect([store.state.session.writing, store.state.settings.written]).toEqual([null, [7]]);
+    store.dispatch({ type: 'sentence', text: 'Henry met' });
+    expect(store.state.settings.written).toEqual([]);
+  });
+
+  test('a link with the written ids asks for them after the sentence, with their strip', () => {
+    const store = page({ sentence: 'x', hash: '#sentence=Henry+met&model=causal&out=7,8&new=2&temp=0.7&wseed=5', info: GPT });
+    expect(store.state.settings.write).toMatchObject({ maxNewTokens: 2, temperature: 0.7, seed: 5 });
+    const asked = needed(store.state);
+    expect(asked).toMatchObject({ written: [7, 8], steps: true, chat: false, fresh: true });
+    store.dispatch({ type: 'sent', id: 1, asked });
+    const steps = [written(2, 7), written(3, 8)].map(({ elapsedMs, ...s }, i) => ({ ...s, index: i, position: 2 + i }));
+    store.dispatch({ type: 'answered', asked, answer: { ...answer({ ...asked, text: 'Henry met a b' }, { layers: 2 }), causal: true, predictions: [{ position: 3, top: [] }], steps } });
+    expect(store.state.result.run).toMatchObject({ promptLength: 2, steps });
+    expect(needed(store.state)).toBeNull();
+  });
+});
+
+test('Write\'s options and the written ids go into the link and come back; values out of range are ignored', () => {
+  const write = { maxNewTokens: 64, temperature: 0.8, topK: 40, topP: 0.95, seed: 7 };
+  const hash = urlHash({ ...linkState(page().state), write, written: [464, 0, 12], chat: true });
+  expect(readUrlState(hash)).toMatchObject({ write, written: [464, 0, 12], chat: true });
+  expect(urlHash(linkState(page().state))).not.toMatch(/new=|temp=|out=|chat=/); // the defaults are left out
+  const store = page({ hash: '#new=300&temp=-1&topp=0&topk=2.5&wseed=1&out=1,,2' });
+  expect(store.state.settings.write).toEqual({ maxNewTokens: 32, temperature: 0, topK: 0, topP: 1, seed: 1 });
+  expect(store.state.settings.written).toEqual([]);
+  // A sentence too long for a link cannot keep what was written after it.
+  expect(urlHash({ ...linkState(page().state), sentence: 'a'.repeat(3000), written: [1] })).not.toContain('out=');
 });

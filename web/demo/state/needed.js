@@ -7,12 +7,28 @@ import { OVERVIEW_SIZE, summaryKey } from '../../src/views/view-data.js';
 
 /**
  * The inputs a run depends on, as one string: the sentence, model or toy layer (with its sizes),
- * the model made ready (counted, so a model loaded again is new), and the heads switched off.
+ * the model made ready (counted, so a model loaded again is new), the heads switched off, and
+ * whether the sentence is a chat message and what was written after it.
  */
 export function inputsKey(state) {
-  const { sentence, mode, toy, ablate, ablation } = state.settings;
-  const off = mode === 'toy' ? [] : ablate;
-  return JSON.stringify([sentence, mode, mode === 'toy' ? toy : null, state.session.models, off, off.length ? ablation : null]);
+  const { sentence, mode, toy, ablate, ablation, chat, written } = state.settings;
+  const toyMode = mode === 'toy';
+  const off = toyMode ? [] : ablate;
+  return JSON.stringify([sentence, mode, toyMode ? toy : null, state.session.models, off, off.length ? ablation : null,
+    !toyMode && chat, toyMode ? [] : written]);
+}
+
+/** Whether the page can write now: a causal LM on screen with its run shown whole, and nothing in flight. */
+export function canWrite(state) {
+  const { session, settings, result } = state;
+  const run = result.run;
+  return Boolean(session.info?.causal && session.info.hasLmHead && settings.mode === 'model' && !session.writing && !session.inFlight &&
+    run && run.key === inputsKey(state) && !run.truncated);
+}
+
+/** The inputs key of `state` with `written` as the writing's ids. */
+export function keyWith(state, written) {
+  return inputsKey({ ...state, settings: { ...state.settings, written } });
 }
 
 /** Whether an answer to `asked` still fits the settings: an older one is dropped. */
@@ -27,13 +43,19 @@ export function predictedAt(state) {
 
 /**
  * The run the page needs, or null when the result holds all it shows, no model is ready, the
- * sentence is empty, or these very inputs were stopped or failed (the reader changes them to
- * try again). A run is { key, text, toy, fresh, layers, overview, summary, trace, at, ablate?,
- * ablation? } (worker/messages.js's RunRequest, plus the key): what the view on screen draws and
+ * sentence is empty, the model is writing (each step brings its own rows; what else the view
+ * shows is asked once it ends), or these very inputs were stopped or failed (the reader changes
+ * them to try again). A run is { key, text, toy, fresh, layers, overview, summary, trace, at, ablate?,
+ * ablation?, chat?, written?, steps? } (worker/messages.js's RunRequest, plus the key): what the view on screen draws and
  * the result lacks (the weights of its layer, the model view's thumbnails, an average or rollout, the full
  * trace of the layer the four-steps view shows), and a causal model's predictions at the chosen token.
  */
 export function needed(state) {
+  return state.session.writing ? null : lacking(state);
+}
+
+/** What needed() asks for, whether or not the model is writing: what the result on screen lacks. */
+export function lacking(state) {
   const { settings, session } = state;
   if (!session.info || settings.sentence.trim() === '') return null;
   const key = inputsKey(state);
@@ -58,10 +80,27 @@ export function needed(state) {
   const at = session.info.causal ? predictedAt(state) : null;
   const predicted = !run?.hasLmHead || !session.info.causal ||
     (run.nextTokens.has(run.tokens.length - 1) && (at === null || run.nextTokens.has(at)));
-  if (run && !overview && !weights && summary === null && trace === null && predicted) return null;
+  // A written text brings the strip of its steps; one grown by a writing has them, and lacks what
+  // a fresh answer brings (head roles, the other layers).
+  const { written, chat } = settings;
+  const steps = written.length > 0 && !run?.steps;
+  const fresh = !run || Boolean(run.partial);
+  if (!fresh && !overview && !weights && summary === null && trace === null && predicted && !steps) return null;
   return {
-    key, text, toy: null, fresh: !run, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
+    key, text, toy: null, fresh, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
+    chat, written, steps,
   };
+}
+
+/**
+ * Whether the run on screen fits the inputs and holds what the view draws (its layer's weights,
+ * the model view's thumbnails, an average or rollout, a trace), as it does while the model writes.
+ */
+export function drawable(state) {
+  const run = state.result.run;
+  if (!run || run.key !== inputsKey(state)) return false;
+  const asked = lacking(state);
+  return asked === null || (asked.toy === null && !asked.overview && asked.layers.length === 0 && asked.summary === null && asked.trace === null);
 }
 
 /**

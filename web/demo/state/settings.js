@@ -1,10 +1,12 @@
 // The settings slice: what the reader chose, exactly what the URL encodes (url-state.js writes and
 // reads it): the sentence, the model asked for, model or toy layer, the view, layer and head,
-// the toy layer's sizes, and the heads switched off. Its reducer is its one writer. Choices keep
+// the toy layer's sizes, the heads switched off, and a causal model's writing (its options, the
+// ids it wrote after the sentence, and whether the sentence is a chat message). Its reducer is its one writer. Choices keep
 // their value when the model cannot show it (layer 9 of a 4-layer model): shownLayer and
 // shownHead say what is on screen, and the URL holds that.
 import { patched } from './store.js';
 import { BUILTIN_MODEL, sameChoice } from './model-choice.js';
+import { WRITE_DEFAULTS, fitWrite } from './writing.js';
 
 /** The toy layer's sizes the page offers. */
 export const TOY_D = [4, 8, 16, 32, 64, 128];
@@ -22,6 +24,9 @@ const INITIAL = Object.freeze({
   toy: Object.freeze({ dModel: 8, numHeads: 2, numKeyValueHeads: null, causal: false, seed: 1 }),
   ablate: Object.freeze([]), // heads switched off, [{ layer, head }] in layer then head order
   ablation: 'zero', // what a switched-off head passes on: 'zero' | 'mean'
+  write: WRITE_DEFAULTS, // Write's options: { maxNewTokens, temperature, topK, topP, seed }
+  written: Object.freeze([]), // the ids the model wrote after the sentence, as the writing made them
+  chat: false, // the sentence is a user's message, rendered by the model's chat template
 });
 
 export function settings(slice = INITIAL, action, state) {
@@ -30,8 +35,16 @@ export function settings(slice = INITIAL, action, state) {
       return applyUrl(patched(slice, { sentence: action.sentence }), action.url, state);
     case 'url':
       return applyUrl(slice, action.url, state);
-    case 'sentence':
-      return patched(slice, { sentence: action.text });
+    case 'sentence': // a new prompt: what was written after the old one goes
+      return action.text === slice.sentence ? slice : patched(slice, { sentence: action.text, written: INITIAL.written });
+    case 'chat':
+      return patched(slice, { chat: action.value, written: slice.chat === action.value ? slice.written : INITIAL.written });
+    case 'write-options':
+      return patched(slice, { write: fitWrite(action.options, slice.write) });
+    case 'write-start': // writing starts again after the sentence
+      return patched(slice, { written: INITIAL.written });
+    case 'write-step':
+      return action.writeId === state.session.writing?.writeId ? patched(slice, { written: Object.freeze([...slice.written, action.step.id]) }) : slice;
     case 'mode':
     case 'view':
     case 'ablation':
@@ -52,10 +65,10 @@ export function settings(slice = INITIAL, action, state) {
         : [...slice.ablate, { layer: action.layer, head: action.head }];
       return patched(slice, { ablate: ordered(heads) });
     }
-    case 'pick-model': // the reader chose a model: every head is on again (a link's heads stay, for its model)
-      return patched(slice, { model: action.choice, ablate: INITIAL.ablate });
+    case 'pick-model': // the reader chose a model: every head is on again, nothing is written (a link's stay, for its model)
+      return patched(slice, { model: action.choice, ablate: INITIAL.ablate, written: INITIAL.written });
     case 'ready': // the worker's first model, or the one it loaded again after a restart
-      if (action.info.fallback) return patched(slice, { model: BUILTIN_MODEL });
+      if (action.info.fallback) return patched(slice, { model: BUILTIN_MODEL, written: INITIAL.written, chat: false });
       return sameChoice(slice.model, state.session.model) ? fitModel(slice, action.info) : slice;
     case 'loaded':
       return sameChoice(slice.model, action.choice) ? fitModel(slice, action.info) : slice;
@@ -68,9 +81,14 @@ export function settings(slice = INITIAL, action, state) {
 
 /** The settings a URL hash asks for (readUrlState's), over `slice`: what the hash leaves out stays. */
 function applyUrl(slice, url, state) {
-  const { sentence, mode, view, layer, head, toy, model, ablate, ablation } = url;
+  const { sentence, mode, view, layer, head, toy, model, ablate, ablation, write, written, chat } = url;
   const patch = {};
   if (sentence !== undefined) patch.sentence = sentence;
+  // What was written belongs to its sentence and model: a link gives it, or it goes with them.
+  if (written !== undefined) patch.written = Object.freeze(written);
+  else if ((sentence !== undefined && sentence !== slice.sentence) || (model && !sameChoice(model, slice.model))) patch.written = INITIAL.written;
+  if (chat !== undefined) patch.chat = chat;
+  if (write) patch.write = fitWrite(write, slice.write);
   if (model && !sameChoice(model, slice.model)) {
     patch.model = model;
     // Heads switched off belong to their model: a link to another one that names none switches all on.
@@ -110,10 +128,19 @@ export function fitToy(toy, before) {
   return Object.keys(fitted).every((k) => fitted[k] === before[k]) ? before : Object.freeze(fitted);
 }
 
-/** The slice with its switched-off heads cut to a model of `info`'s sizes. */
+/**
+ * The slice fitted to a model of `info`'s sizes: its switched-off heads cut to the model's; what
+ * was written kept only for a model that writes (ids past its vocabulary are the worker's to
+ * refuse); a chat only for a model with a template.
+ */
 function fitModel(slice, info) {
   const held = heldHeads(slice.ablate, info);
-  return held.length === slice.ablate.length ? slice : patched(slice, { ablate: held });
+  const writes = info.causal && info.hasLmHead;
+  return patched(slice, {
+    ablate: held.length === slice.ablate.length ? slice.ablate : held,
+    written: writes ? slice.written : INITIAL.written,
+    chat: slice.chat && info.chat,
+  });
 }
 
 /** The heads of `ablate` that a model of `info`'s sizes has. */

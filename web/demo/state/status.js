@@ -1,5 +1,5 @@
 // The page's status as a pure function of its state: the phase (body[data-state], which the tests
-// wait on: loading, empty, busy, ready, error, cancelled) and the line the reader sees.
+// wait on: loading, empty, busy, writing, ready, error, cancelled) and the line the reader sees.
 import { inputsKey, needed } from './needed.js';
 
 const count = (n) => n.toLocaleString('en');
@@ -16,6 +16,7 @@ export function pageStatus(state) {
   if (session.startError) return { phase: 'error', text: session.startError };
   if (!session.info) return { phase: 'loading', text: 'Loading the engine and the model…' };
   if (settings.sentence.trim() === '') return { phase: 'empty', text: state.ui.note || 'Type a sentence (or pick an example) to see how each head attends.' };
+  if (session.writing) return { phase: 'writing', text: writingText(session.writing, settings.write.maxNewTokens) };
   const key = inputsKey(state);
   if (session.stopped?.key === key) return stopped(session.stopped);
   if (session.failed?.key === key) return { phase: 'error', text: session.failed.message };
@@ -23,8 +24,34 @@ export function pageStatus(state) {
   if (session.inFlight?.slow) return { phase: 'busy', text: `Working on ${count(session.inFlight.characters)} characters…` };
   // Until an answer comes, the line says what it said: the last run's summary, or that the model is ready.
   const before = run?.summary ?? modelReady(session.info);
-  if (session.inFlight || run?.key !== key || needed(state) !== null) return { phase: 'busy', text: before };
-  return { phase: 'ready', text: state.ui.note || run.summary };
+  const wrote = session.wrote?.key === key ? wroteText(session.wrote) : null;
+  if (session.inFlight || run?.key !== key || needed(state) !== null) return { phase: 'busy', text: wrote ?? before };
+  return { phase: 'ready', text: state.ui.note || (wrote ?? run.summary) };
+}
+
+const ms = (value) => (value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en'));
+
+/** Prefill, time per token and tokens per second of `count` steps that took `stepMs` in all. */
+function speed({ prefillMs, stepMs, count }) {
+  const prefill = prefillMs === null ? '' : `prefill ${ms(prefillMs)} ms`;
+  if (count === 0) return prefill;
+  const per = stepMs / count;
+  return `${prefill}, ${ms(per)} ms per token (${(1000 / per).toFixed(1)} tokens/s)`;
+}
+
+function writingText(writing, asked) {
+  if (writing.stopping) return `Stopping after ${writing.count} tokens…`;
+  if (writing.count === 0) return 'Writing: running the prompt…';
+  return `Writing… ${writing.count} of ${asked} tokens: ${speed(writing)}.`;
+}
+
+const REASONS = {
+  eos: 'the model ended its text', stop: 'a stop token', maxNewTokens: 'as many as asked', length: 'the model\'s length', aborted: 'stopped',
+};
+
+function wroteText(wrote) {
+  const why = wrote.reason === 'error' ? `stopped by an error: ${wrote.message}` : REASONS[wrote.reason] ?? wrote.reason;
+  return `Wrote ${wrote.count} token${wrote.count === 1 ? '' : 's'} (${why}): ${speed(wrote)}.`;
 }
 
 function modelReady({ numLayers, numHeads, dModel, simd, threads }) {

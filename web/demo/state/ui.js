@@ -11,6 +11,7 @@ const INITIAL = Object.freeze({
   focused: null, // the token with the keyboard focus in the token list, or null
   rolesMode: 'live', // head roles measured 'live' (on the sentence) or over the 'probes'
   note: '', // a message for the status line until the next run
+  step: null, // the written token chosen in the strip: its row shows in every head
 });
 
 export function ui(slice = INITIAL, action, state) {
@@ -21,6 +22,10 @@ export function ui(slice = INITIAL, action, state) {
       return patched(slice, { pointed: action.index });
     case 'focus-token':
       return patched(slice, { focused: action.index });
+    case 'choose-step':
+      return patched(slice, { step: slice.step === action.index ? null : action.index });
+    case 'write-start':
+      return patched(slice, { step: null, at: null });
     case 'roles-mode':
       return patched(slice, { rolesMode: action.value });
     case 'note':
@@ -35,10 +40,10 @@ export function ui(slice = INITIAL, action, state) {
     }
     case 'ready':
     case 'loaded':
-      return patched(slice, { at: null, pointed: null, focused: null });
+      return patched(slice, { at: null, pointed: null, focused: null, step: null });
     case 'sentence':
     case 'url':
-      return patched(slice, { note: '' });
+      return patched(slice, { note: '', step: null });
     default:
       return slice;
   }

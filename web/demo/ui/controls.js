@@ -24,6 +24,7 @@ export function createControls(store, session) {
   dom.sentence.addEventListener('input', typed);
   dom.sentence.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && session.busy) session.cancel();
+    else if (event.key === 'Escape' && store.state.session.writing) session.stopWriting();
   });
   for (const input of document.querySelectorAll('input[type="radio"]')) {
     input.addEventListener('change', () => choose(input.name, input.value));

@@ -1,7 +1,8 @@
 // The sentence's tokens, as the model's tokenizer cut them. A causal model's tokens are buttons:
 // pointing at one (or focusing it) shows what the model expects after it, and choosing one keeps
 // that list on screen. The list is drawn again only for new tokens, so the buttons, and the
-// keyboard's focus on one, stay while predictions come and go.
+// keyboard's focus on one, stay while predictions come and go; tokens the model writes are added
+// to it as they come, marked as written.
 import { tokenLabel } from '../../src/views/dom.js';
 import { cleared } from '../state/status.js';
 
@@ -16,7 +17,10 @@ export function createTokenList(store) {
     if (!run && !cleared(state)) return;
     const shown = cleared(state) ? null : run;
     const choosable = Boolean(shown?.causal && shown.hasLmHead && state.settings.mode === 'model');
-    if (shown?.tokens !== drawn.tokens || choosable !== drawn.choosable) {
+    if (shown && choosable === drawn.choosable && grows(drawn.tokens, shown)) {
+      list.append(...tokens(shown, choosable, drawn.tokens.length));
+      drawn.tokens = shown.tokens;
+    } else if (shown?.tokens !== drawn.tokens || choosable !== drawn.choosable) {
       Object.assign(drawn, { tokens: shown?.tokens ?? null, choosable });
       list.replaceChildren(...(shown ? tokens(shown, choosable) : []));
     }
@@ -25,12 +29,24 @@ export function createTokenList(store) {
     }
   }
 
-  function tokens({ tokens: labels, unknown }, choosable) {
-    const nodes = labels.map((t, i) => {
+  /** Whether `run` only adds written tokens to `before` (no mark of unknown tokens ends the list). */
+  function grows(before, run) {
+    const { tokens: labels, unknown } = run;
+    return before !== null && labels.length > before.length && !unknown.some(Boolean) && before.every((t, i) => t === labels[i]);
+  }
+
+  function tokens({ tokens: labels, unknown, promptLength = labels.length }, choosable, from = 0) {
+    const nodes = labels.slice(from).map((t, k) => {
+      const i = from + k;
       const token = tokenLabel(choosable ? 'button' : 'span', t, unknown[i]);
+      const written = i >= promptLength;
+      if (written) {
+        token.classList.add('mh-written');
+        token.title = `${t} (written by the model)`;
+      }
       if (!choosable) return token;
       token.type = 'button';
-      token.setAttribute('aria-label', `${t}: show what the model expects after token ${i + 1}`);
+      token.setAttribute('aria-label', `${t}${written ? ', written by the model' : ''}: show what the model expects after token ${i + 1}`);
       token.addEventListener('click', () => dispatch({ type: 'choose-token', index: i }));
       token.addEventListener('pointerenter', () => dispatch({ type: 'point', index: i }));
       token.addEventListener('pointerleave', () => dispatch({ type: 'point', index: null }));
@@ -38,7 +54,7 @@ export function createTokenList(store) {
       token.addEventListener('blur', () => dispatch({ type: 'focus-token', index: null }));
       return token;
     });
-    if (unknown.some(Boolean)) {
+    if (from === 0 && unknown.some(Boolean)) {
       const key = document.createElement('span');
       key.className = 'tokens-key';
       key.textContent = 'underlined in dashes: not in the model\'s vocabulary';

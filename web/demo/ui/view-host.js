@@ -1,10 +1,11 @@
 // The one view on screen, in #view: created when the reader picks it (the one before is
 // destroyed) and updated with viewData() when the result, the choices it shows or the width
 // change. It draws only a result that fits the settings, and keeps the last one on screen while
-// the next is computed, so typing never blanks the page.
+// the next is computed, so typing never blanks the page. While the model writes, a token that
+// comes while the view is still painting the one before waits for it, so every head is drawn.
 import { VIEWS } from '../../src/views/views.js';
 import { viewData } from '../../src/views/view-data.js';
-import { needed, inputsKey } from '../state/needed.js';
+import { drawable } from '../state/needed.js';
 import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
 import { cleared } from '../state/status.js';
 import { shownRoles } from './panels.js';
@@ -20,17 +21,29 @@ export function createViewHost(store) {
     render(store.state);
   }, 150));
 
+  let waiting = 0; // the frame a writing's next token waits for
   function render(state) {
     if (cleared(state)) return clear();
+    if (!drawable(state)) return undefined; // the next answer draws
     const run = state.result.run;
-    if (!run || run.key !== inputsKey(state) || needed(state) !== null) return undefined; // the next answer draws
     const { view } = state.settings;
     const model = state.settings.mode === 'model';
+    // The written token chosen in the strip marks, in every head, the row of the query that chose
+    // it; while the model writes, the newest query's row over the keys cached so far is marked.
+    const step = model && state.ui.step !== null ? run.steps?.[state.ui.step] ?? null : null;
+    const row = step ? step.position - 1 : state.session.writing && model ? run.tokens.length - 1 : null;
     const inputs = [run, view, allLayersShown(state) ? 'all' : shownLayer(state), shownHead(state), model,
-      model ? shownRoles(state)?.heads ?? null : null, model ? state.settings.ablate : null, width];
+      model ? shownRoles(state)?.heads ?? null : null, model ? state.settings.ablate : null, width, row];
     if (current.name === view && current.drawn?.every((value, i) => value === inputs[i])) return undefined;
+    if (state.session.writing && current.name === view && root.firstElementChild?.getAttribute('aria-busy') === 'true') {
+      waiting ||= requestAnimationFrame(() => {
+        waiting = 0;
+        render(store.state);
+      });
+      return undefined;
+    }
     const [, , layer, head, , roles, ablated] = inputs;
-    show(view).update(viewData(view, run, layer, { head, toy: !model, roles, ablated: ablated ?? [] }));
+    show(view).update(viewData(view, run, layer, { head, toy: !model, roles, ablated: ablated ?? [], row }));
     current.drawn = inputs;
     return undefined;
   }

@@ -36,17 +36,18 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  */
 
 /**
- * Run `text` (the last run is kept, so another layer's trace or another position's predictions
+ * Run `text` (with `chat`, as the one user message of a chat through the model's template; with
+ * `written`, followed by those ids, as a writing wrote them; the last run is kept, so another layer's trace or another position's predictions
  * do not run the model again) and answer with what is asked: for inputs the page has nothing of
  * yet (`fresh`), the head roles, and every layer's weights when they fit in ALL_LAYERS_BYTES; the
  * weights of the layers in `layers`; the model view's pooled thumbnails (`overview`); the average
  * of a layer's heads or the rollout up to it (`summary`); one layer's full trace (`trace`, a layer index or null); the predictions
- * after token `at` of a causal model. `toy` runs the page's toy layer on the text's embeddings
+ * after token `at` of a causal model; the strip of the written tokens (`steps`). `toy` runs the page's toy layer on the text's embeddings
  * instead. `ablate` switches heads off as `ablation` says. The answer is a RunAnswer or RunError
  * with the same id.
  * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, fresh: boolean, layers: number[],
  *   overview: boolean, summary: { kind: 'average' | 'rollout', layer: number } | null, trace: number | null, at: number | null, ablate?: Head[],
- *   ablation?: 'zero' | 'mean' }} RunRequest
+ *   ablation?: 'zero' | 'mean', chat?: boolean, written?: number[], steps?: boolean }} RunRequest
  * @typedef {{ dModel: number, numHeads: number, numKeyValueHeads: number, causal: boolean, seed: number }} ToySettings
  * @typedef {{ layer: number, head: number }} Head
  */
@@ -56,6 +57,16 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * CancelMeasure stops it.
  * @typedef {{ type: 'measure-roles', measureId: number }} MeasureRoles
  * @typedef {{ type: 'cancel-measure', measureId: number }} CancelMeasure
+ */
+
+/**
+ * Write after `text` (with `chat`, the user message of a chat): WriteStep per token, then WriteDone.
+ * Each step carries the new query's rows of the `layers` the page holds. CancelWrite stops it
+ * between two steps (what was written stays), as does a newer Write.
+ * @typedef {{ type: 'write', writeId: number, text: string, chat: boolean, options: WriteOptions, ablate: Head[],
+ *   ablation: 'zero' | 'mean', layers: number[] }} Write
+ * @typedef {{ maxNewTokens: number, temperature: number, topK: number, topP: number, seed: number }} WriteOptions
+ * @typedef {{ type: 'cancel-write', writeId: number }} CancelWrite
  */
 
 // ── From the worker ────────────────────────────────────────────────────────────────────────────
@@ -70,11 +81,11 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * maskToken is null for a model that has none) and the engine build. `fallback` says why the
  * start model could not load, when the built-in one stands in.
  * `kvHeads` gives the key/value head each query head reads, and `windows` each layer's sliding
- * window (the keys a query sees), or null for full attention.
+ * window (the keys a query sees), or null for full attention. `chat`: the model has a chat template.
  * @typedef {{ simd: boolean, threads: number, architecture: string, causal: boolean, hasLmHead: boolean,
  *   dModel: number, numLayers: number, numHeads: number, numKeyValueHeads: number, headDim: number,
  *   kvHeads: number[], windows: (number | null)[], maxTokens: number, vocabSize: number,
- *   maskToken: string | null, closingToken: string | null, fallback: string }} ModelInfo
+ *   maskToken: string | null, closingToken: string | null, chat: boolean, fallback: string }} ModelInfo
  */
 
 /**
@@ -93,10 +104,22 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  *   layers?: { layer: number, numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
  *   overview?: { block: number, labels: string[], layers: { weights: Float32Array[] }[] },
  *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },
- *   trace?: { layer: number } & object, predictions?: Prediction[] }} RunAnswer
+ *   trace?: { layer: number } & object, predictions?: Prediction[], steps?: WrittenStep[] }} RunAnswer
  * @typedef {{ type: 'error', id: number, message: string }} RunError
  * @typedef {{ position: number, top: { token: string, id: number, probability: number, before?: number }[],
  *   now?: { token: string, id: number, probability: number }[] }} Prediction
+ */
+
+/**
+ * A step of a writing: the token written (the model's probability for it and its likeliest
+ * alternatives, at the position before it) and, per layer asked for, each head's row of the new
+ * query over every key so far (1 × position + 1). `prefillMs` is the prompt's time.
+ * @typedef {{ type: 'write-step', writeId: number, step: WrittenStep, prefillMs: number | null,
+ *   rows: { layer: number, weights: Float32Array[] }[] }} WriteStep
+ * @typedef {{ index: number, position: number, id: number, token: string, probability: number,
+ *   alternatives: { token: string, id: number, probability: number }[], elapsedMs?: number }} WrittenStep
+ * How a writing ended: its Writing's stopReason, and the error's message when one stopped it.
+ * @typedef {{ type: 'write-done', writeId: number, reason: string, prefillMs: number | null, message: string }} WriteDone
  */
 
 /**

@@ -5,7 +5,8 @@
 // messages.js: Start, Load and CancelLoad, a RunRequest (answered by a RunAnswer or RunError;
 // the last run is kept, so another layer's trace or another position's predictions do not run
 // the model again), MeasureRoles and CancelMeasure (runs asked meanwhile are answered between
-// its steps). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
+// its steps), Write and CancelWrite (each step posted as it is made, and runs answered between
+// steps too). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
 // sent at a time: at 512 tokens a BERT-base's twelve would be hundreds of megabytes.
 import { loadEngine } from '../../src/index.js';
 import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
@@ -22,9 +23,11 @@ const state = {
   engine: null,
   model: null,
   fallback: '', // why the start model could not load, when the built-in one stands in
-  last: null, // { key, text, model, result, base }: the last run, and the same text with every head on when some are off
+  // { key, input, model, result, ablated, base }: the last run (or writing), and the same text with every head on when some are off
+  last: null,
   loading: null, // { loadId, controller }
   measuring: null, // { measureId, controller }: the probe-set measure in progress
+  writing: null, // { writeId, controller }: the writing in progress
   probes: null, // Promise of web/probes/syntax.json, fetched on the first measure
   toy: null, // { key, attention }: the toy layer, kept while its settings stay the same
 };
@@ -32,6 +35,7 @@ const state = {
 let started = null; // Promise: the engine and the first model are loaded
 
 /** @param {{ data: import('./messages.js').Start | import('./messages.js').Load | import('./messages.js').CancelLoad |
+ *   import('./messages.js').Write | import('./messages.js').CancelWrite |
  *   import('./messages.js').RunRequest | import('./messages.js').MeasureRoles | import('./messages.js').CancelMeasure }} event */
 self.onmessage = async ({ data }) => {
   if (data.type === 'start') {
@@ -45,6 +49,11 @@ self.onmessage = async ({ data }) => {
     return;
   }
   if (data.type === 'measure-roles') return measure(data);
+  if (data.type === 'write') return write(data);
+  if (data.type === 'cancel-write') {
+    if (state.writing?.writeId === data.writeId) state.writing.controller.abort();
+    return;
+  }
   if (data.type === 'cancel-measure') {
     if (state.measuring?.measureId === data.measureId) state.measuring.controller.abort();
     return;
@@ -79,7 +88,8 @@ function info(model) {
   return {
     simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
     ...attentionShape(model), maxTokens, vocabSize,
-    maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null, fallback: state.fallback,
+    maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null,
+    chat: model.chatTemplate !== null, fallback: state.fallback,
   };
 }
 
@@ -117,6 +127,9 @@ async function load({ loadId, source, hubUrl, revision }) {
   }
 }
 
+/** What the model runs for a page's text: the text itself, or, in chat mode, the one user message through its template. */
+const promptOf = (text, chat) => (chat ? { messages: [{ role: 'user', content: text }] } : text);
+
 /** @param {import('./messages.js').RunRequest} data */
 function answer(data) {
   try {
@@ -124,15 +137,22 @@ function answer(data) {
     const model = state.model;
     const ablate = data.toy ? [] : data.ablate ?? [];
     const ablation = data.ablation ?? 'zero';
-    const key = JSON.stringify([data.text, ablate, ablate.length ? ablation : null]);
+    const written = data.toy ? [] : data.written ?? [];
+    const input = JSON.stringify([data.text, Boolean(data.chat), written]);
+    const key = JSON.stringify([input, ablate, ablate.length ? ablation : null]);
     if (state.last?.key !== key || state.last.model !== model) {
       // The run with every head on is kept when only the heads switched off change.
-      const base = state.last?.model === model && state.last.text === data.text ? state.last.base ?? state.last.result : null;
+      const before = state.last?.model === model && state.last.input === input ? state.last : null;
+      const base = before ? before.base ?? (before.ablated ? null : before.result) : null;
       state.last = null; // the old result's arrays can go before the new run allocates its own
-      const maxTokens = Math.min(model.maxTokens, PAGE_MAX_TOKENS);
-      const result = ablate.length ? model.run(data.text, { ablate, ablation, maxTokens }) : base ?? model.run(data.text, { maxTokens });
-      state.last = { key, text: data.text, model, result, base: ablate.length ? base ?? model.run(data.text, { maxTokens }) : null };
+      const prompt = promptOf(data.text, data.chat);
+      // A writing is run whole; a text alone is cut to what the page runs.
+      const limits = written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) };
+      const result = ablate.length ? model.run(prompt, { ablate, ablation, ...limits }) : base ?? model.run(prompt, limits);
+      state.last = { key, input, model, result, ablated: ablate.length > 0, base: ablate.length ? base ?? model.run(prompt, limits) : null };
     }
+    // A writing's result comes without the run of every head on, made when first needed.
+    if (ablate.length && !state.last.base) state.last.base = model.run(promptOf(data.text, data.chat), { continuation: written });
     const { result, base } = state.last;
     const { tokens, unknown, truncated, totalTokens } = result;
     /** @type {import('./messages.js').RunAnswer} */
@@ -163,6 +183,7 @@ function answer(data) {
         message.trace = { layer, ...tracedLayer(result, layer, model.rotation(layer)) };
       }
       if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at, base);
+      if (data.steps) message.steps = writtenSteps(result, written);
     }
     message.ms = performance.now() - start;
     self.postMessage(message, { transfer: transferable(message) });
@@ -256,6 +277,58 @@ function predictions(result, causal, at, base = null) {
     const top = base.predictions(position, TOP_K).map(({ token, id, probability }) => ({ token, id, before: probability, probability: after[id] }));
     return { position, top, now: result.predictions(position, TOP_K) };
   });
+}
+
+/**
+ * The strip of a writing, from its result: each written token with the model's probability for it
+ * and its likeliest alternatives, at the position before it, as the writing's steps gave them.
+ */
+function writtenSteps(result, written) {
+  const first = result.tokens.length - written.length;
+  return written.map((id, i) => {
+    const position = first + i;
+    return { index: i, position, id, token: result.tokens[position], probability: softmax(result.logits(position - 1))[id],
+      alternatives: result.predictions(position - 1, TOP_K) };
+  });
+}
+
+/**
+ * Writes after the page's text (model.generate), posting each step as it is made with the new
+ * query's rows of the layers the page holds, then how it ended. The result, over prompt and
+ * output, becomes the last run, so the page's next questions about the written text are answered
+ * from it. A newer write or a CancelWrite stops it between two steps; what was written stays.
+ * @param {import('./messages.js').Write} data
+ */
+async function write({ writeId, text, chat, options, ablate, ablation, layers }) {
+  state.writing?.controller.abort();
+  const controller = new AbortController();
+  state.writing = { writeId, controller };
+  const model = state.model;
+  let writing = null, failure = null, written = 0;
+  try {
+    writing = model.generate(promptOf(text, chat), { ...options, ablate, ablation, signal: controller.signal });
+    for await (const step of writing) {
+      written++;
+      const { index, position, id, token, probability, alternatives, elapsedMs } = step;
+      const rows = layers.map((layer) => ({ layer, weights: Array.from({ length: model.numHeads }, (_, h) => step.attention(layer, h)) }));
+      /** @type {import('./messages.js').WriteStep} */
+      const message = { type: 'write-step', writeId, step: { index, position, id, token, probability, alternatives, elapsedMs }, prefillMs: writing.prefillMs, rows };
+      self.postMessage(message, { transfer: rows.flatMap((r) => r.weights.map((w) => w.buffer)) });
+    }
+  } catch (error) {
+    if (error?.name !== 'AbortError') failure = error;
+  }
+  const result = writing ? await writing.result.catch((error) => { failure ??= error; return null; }) : null;
+  if (result && state.model === model) {
+    const ids = Array.from(result.ids.slice(result.ids.length - written));
+    const input = JSON.stringify([text, Boolean(chat), ids]);
+    const off = ablate.length > 0;
+    state.last = { key: JSON.stringify([input, ablate, off ? ablation : null]), input, model, result, ablated: off, base: null };
+  }
+  if (state.writing?.writeId === writeId) state.writing = null;
+  /** @type {import('./messages.js').WriteDone} */
+  const done = { type: 'write-done', writeId, reason: writing?.stopReason ?? 'error', prefillMs: writing?.prefillMs ?? null, message: failure ? failure.message ?? String(failure) : '' };
+  self.postMessage(done);
 }
 
 /** Probabilities from logits, in float64. */

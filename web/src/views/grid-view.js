@@ -32,8 +32,9 @@ function roleText(top, digits = 3) {
 }
 
 export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
-  // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title, kvHeads?, window? }, or { tokens, rows:
-  // [{ title, weights, roles?: ({ role, score } | null) per head, ablated?: boolean per head, window? }], title, kvHeads? }
+  // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title, kvHeads?, window?, row? }, or { tokens, rows:
+  // [{ title, weights, roles?: ({ role, score } | null) per head, ablated?: boolean per head, window? }], title, kvHeads?, row? };
+  // row: a query row marked in every head, the others dimmed
   const state = { data: null, cards: [], shape: '' };
   const paints = paintQueue(root);
   const scale = weightScale();
@@ -44,6 +45,9 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
   const readout = el('p', 'mh-grid-readout', 'Hover a heatmap to read a weight; choose a head to enlarge it.');
   const masked = maskKey();
   root.append(title, cards, readout, createLegend(scale), masked.element);
+
+  /** The query row marked in every head (data.row), as a list for MatrixCanvas.mark. */
+  const markedRows = () => (state.data?.row == null ? [] : [state.data.row]);
 
   // One card: head `head` of `layer` (a row of the every-layer grid), or of the one layer shown.
   function card(head, layer = null) {
@@ -63,11 +67,11 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     button.addEventListener('pointermove', (event) => {
       // What the card shows, which for a few frames after an update may be the update before.
       const cell = matrix.cellAt(event.clientX, event.clientY);
-      matrix.mark({ cells: cell ? [[cell.row, cell.col]] : [] });
+      matrix.mark({ rows: markedRows(), cells: cell ? [[cell.row, cell.col]] : [] });
       readout.textContent = cell ? `${about()}: ${weightText(shown.axes, matrix.values, cell.row, cell.col)}` : about();
     });
     button.addEventListener('focus', () => { readout.textContent = about(); });
-    button.addEventListener('pointerleave', () => matrix.mark({}));
+    button.addEventListener('pointerleave', () => matrix.mark({ rows: markedRows(), dim: true }));
     if (layer === null) return { element: button, button, matrix, shown, head, layer };
     // The every-layer grid: a badge under the thumbnail, a toggle when the page can switch heads off.
     const badge = el(onToggleHead ? 'button' : 'span', 'mh-role-badge');
@@ -162,6 +166,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       const window = (layer === null ? data.window : data.rows[layer].window) ?? null;
       matrix.draw(weights, queries.length, keys.length, scale,
         { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window, queryOffset: data.queryOffset ?? 0 });
+      matrix.mark({ rows: markedRows(), dim: true });
       shown.axes = axes(data);
     }));
   }

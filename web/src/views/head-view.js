@@ -16,7 +16,7 @@ const MIN_LABEL_CELL = 7; // CSS px: smaller cells get no axis text (hover still
 
 export function createHeadView(root, { onSelect = () => {}, onSelectCell = () => {}, timing = false } = {}) {
   const state = {
-    // { tokens, unknown, keyTokens?, keyUnknown?, weights (nQueries × nKeys), title, causal, queryOffset?, window?, shared? }
+    // { tokens, unknown, keyTokens?, keyUnknown?, weights (nQueries × nKeys), title, causal, queryOffset?, window?, shared?, row? }
     data: null,
     hover: null, // { row, col } under the pointer
     focus: null, // { row, col } moved by the keyboard
@@ -138,6 +138,9 @@ export function createHeadView(root, { onSelect = () => {}, onSelectCell = () =>
       state.hover = state.focus = null;
       state.pinned = null;
     }
+    // A row the caller marks (a written token's query) is pinned, as a click would.
+    if (data.row != null && (data.row !== state.data?.row || state.pinned === null)) state.pinned = data.row;
+    else if (data.row == null && state.data?.row != null && state.pinned === state.data.row) state.pinned = null;
     state.data = data;
     dom.title.textContent = data.title ?? '';
     dom.shared.textContent = data.shared ?? '';

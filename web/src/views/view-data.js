@@ -132,9 +132,10 @@ function runOfLayers({ tokens, causal }, layers) {
  * 'average' is the layer's mean over heads; 'rollout' is attention rollout up to that layer.
  * `result.causal` marks a causal model's masked triangle, `result.windows` (per layer: the keys a
  * query sees, or null for full attention) a sliding window's, and `result.kvHeads` (per query head,
- * the key/value head it reads) groups the heads that share one.
+ * the key/value head it reads) groups the heads that share one. `row` marks one query row in the
+ * grid's heads (pooled with the model view's blocks) and pins it in the head view.
  */
-export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [] } = {}) {
+export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [], row = null } = {}) {
   const { tokens, unknown } = result;
   const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
   const windows = result.windows ?? [];
@@ -156,7 +157,7 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
       ablated: l.weights.map((_, h) => off.has(`${i}.${h}`)),
     }));
     const title = block === 1 ? 'Every layer' : `Every layer, each thumbnail in blocks of ${block} tokens (their mean weight)`;
-    return { tokens: labels, unknown: block === 1 ? unknown : [], rows, title, causal, kvHeads };
+    return { tokens: labels, unknown: block === 1 ? unknown : [], rows, title, causal, kvHeads, row: row === null ? null : Math.floor(row / block) };
   }
   const layer = result.layers[index]; // absent for the rollout view, when the page has not asked for it
   const where = toy ? 'Toy layer' : `Layer ${index + 1}`;
@@ -164,11 +165,11 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
   const window = toy ? null : windowOf(index);
   switch (view) {
     case 'grid':
-      return { tokens, unknown, weights: layer.weights, title: where, causal, window, kvHeads: toy ? null : kvHeads };
+      return { tokens, unknown, weights: layer.weights, title: where, causal, window, kvHeads: toy ? null : kvHeads, row };
     case 'head':
       return {
         tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal, window,
-        shared: toy ? null : sharedText(kvHeads, heads[0]),
+        shared: toy ? null : sharedText(kvHeads, heads[0]), row,
       };
     case 'average':
       return {
