@@ -17,6 +17,7 @@ export function createControls(store, session) {
     sentence: $('sentence'), layer: $('layer'), head: $('head'), layerControl: $('layer-control'), headControl: $('head-control'),
     toy: $('toy-controls'), toyD: $('toy-d'), toyHeads: $('toy-heads'), toyKv: $('toy-kv'), toyCausal: $('toy-causal'),
     toySeed: $('toy-seed'), seedError: $('toy-seed-error'), examples: document.querySelector('.examples'), cancel: $('cancel'),
+    sentenceLabel: document.querySelector('label[for="sentence"]'),
   };
   const shown = { typed: null, sentence: null, causal: null }; // what the field sent, and what render() last drew
 
@@ -81,6 +82,8 @@ export function createControls(store, session) {
       if (input && !input.checked) input.checked = true;
     }
     renderToy(settings.toy, settings.mode === 'toy');
+    const label = settings.chat && s.info?.chat ? 'Your message (the model\'s chat template turns it into its prompt)' : 'Sentence';
+    if (dom.sentenceLabel.textContent !== label) dom.sentenceLabel.textContent = label;
     renderChoices(state);
     const causal = Boolean(s.info?.causal);
     if (causal !== shown.causal) renderExamples((shown.causal = causal));
