@@ -3,8 +3,10 @@
 // on another origin (its 302 to a CDN origin,
 // CORS, Range, and the browser's Cache API on the way), loaded by engine.loadModel(id, { hubUrl })
 // in a page, against the float64 PyTorch references: the ids exactly, attention, each layer's
-// input and the final hidden states to 1e-4, the logits to 1e-3 of their largest magnitude.
-import { existsSync, readdirSync } from 'node:fs';
+// input and the final hidden states to 1e-4, the logits to 1e-3 of their largest magnitude. Each
+// causal checkpoint writes greedily the 32 tokens its float64 reference writes (greedy.json),
+// each step's attention rows those of a whole run over the written text to 1e-5.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { startFakeHub } from '../hub/fake-hub.js';
@@ -19,6 +21,9 @@ const plain = (checkpoint) => readdirSync(`${DIR}${checkpoint}/cases`).sort()
   .find((name) => !existsSync(`${DIR}${checkpoint}/cases/${name}/ablation.u8`));
 const CASES = CHECKPOINTS.flatMap((checkpoint) => TOKENIZER_LAYOUTS.map(([layout]) => [checkpoint, plain(checkpoint), layout]));
 const repoId = (checkpoint, layout) => `multihead-test/${checkpoint}-${layout}-tokenizer`;
+// The text greedy.json's tokens were written after (tools/make_checkpoints.py).
+const GREEDY_TEXT = 'The children were walking slowly to the old river.';
+const CAUSAL = CHECKPOINTS.filter((checkpoint) => existsSync(`${DIR}${checkpoint}/greedy.json`));
 
 let browser, server, hub, page, problems;
 beforeAll(async () => {
@@ -68,6 +73,17 @@ describe.each([['simd', true], ['scalar', false]])('the %s build in Chromium', (
     }
     process.stdout.write(`[hub in Chromium] ${build} ${checkpoint}/${name} (${r.architecture}, ${layout} tokenizer): max |diff| attention ` +
       `${attention.toExponential(2)}, inputs ${inputs.toExponential(2)}, hidden ${hidden.toExponential(2)}\n`);
+    expect(problems).toEqual([]);
+  }, 60000);
+
+  test.each(CAUSAL)('%s writes greedily what its float64 reference writes, each step\'s rows a whole run\'s', async (checkpoint) => {
+    const expected = JSON.parse(readFileSync(`${DIR}${checkpoint}/greedy.json`, 'utf8'));
+    const id = repoId(checkpoint, TOKENIZER_LAYOUTS[0][0]);
+    const r = await page.evaluate((args) => window.writeHubModel(args), { id, hubUrl: hub.url, text: GREEDY_TEXT, simd, maxNewTokens: 32 });
+    expect(r.build).toBe(build);
+    expect(r.prompt).toEqual(expected.prompt);
+    expect(r.ids).toEqual(expected.output);
+    expect(r.rows).toBeLessThan(1e-5);
     expect(problems).toEqual([]);
   }, 60000);
 });
