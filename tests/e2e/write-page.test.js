@@ -86,6 +86,11 @@ test('the causal built-in model writes what the engine writes, token by token, e
   await expect(page.locator('#write-chosen').textContent()).resolves.toContain(`“${steps[0].token}” (`);
   await page.waitForFunction((row) => document.querySelectorAll('#view .mh-head-queries button')[row]?.getAttribute('aria-pressed') === 'true', p - 1);
   await screenshot(page, 'write-causal-head');
+  // Embed: the iframe's link holds the writing; the element's note says it shows the sentence alone.
+  await page.click('#embed');
+  await expect(page.locator('#embed-iframe').inputValue()).resolves.toContain('out=');
+  await expect(page.locator('#embed-element-note').textContent()).resolves.toContain('not the 24 tokens the model wrote after it');
+  await page.keyboard.press('Escape');
   expect(problems).toEqual([]);
 
   // The link writes the same text again, strip and all.

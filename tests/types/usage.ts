@@ -65,7 +65,10 @@ for await (const step of writing) {
 const written = await writing.result;
 const chat = gemma.chatTemplate === null ? null : gemma.generate({ messages: [{ role: 'user', content: 'Hi' }] }, { maxNewTokens: 4 });
 console.log(chat?.stopReason);
-console.log(writing.stopReason, written.tokens, gemma.eosTokenIds);
+console.log(writing.stopReason, writing.prefillMs, written.tokens, gemma.eosTokenIds);
+// The writing again, from its ids: what a link to it shows; a chat through run() too.
+const again = gemma.run('Once upon a time', { continuation: written.ids.slice(5) });
+console.log(again.tokens, gemma.run({ messages: [{ role: 'user', content: 'Hi' }] }).ids);
 // @ts-expect-error stop takes strings or ids
 gemma.generate('x', { stop: [true] });
 const next = gpt2.run('The cat sat on the');

@@ -44,9 +44,10 @@ function excerpt(sentence) {
  * The iframe and the element that show what is on screen (the iframe's link is `href`, the
  * page's own URL), with a note for each on what of the sentence it leaves out ('' when nothing).
  * `model` is the Hub id or the built-in model's name on screen, or undefined for the default model;
- * `revision` a Hub model's revision other than main.
+ * `revision` a Hub model's revision other than main; `written`, how many tokens the model wrote
+ * after the sentence; `chat`, whether the sentence is a chat message.
  */
-export function embedSnippets({ sentence, view, layer, head, toy, model, revision, href = location.href }) {
+export function embedSnippets({ sentence, view, layer, head, toy, model, revision, written = 0, chat = false, href = location.href }) {
   const linked = linkedSentence(sentence);
   const cut = linked.length < sentence.length
     ? `the first ${MAX_SENTENCE.toLocaleString('en')} of this sentence's ${sentence.length.toLocaleString('en')} characters`
@@ -71,6 +72,8 @@ export function embedSnippets({ sentence, view, layer, head, toy, model, revisio
     cut && `The element takes at most ${MAX_SENTENCE.toLocaleString('en')} characters: this snippet holds ${cut}.`,
     html.left && `HTML cannot hold some of its characters in an attribute: the snippet leaves out ${html.left}.`,
     revision && `The element loads a Hub model's main revision, not ${revision}: the iframe shows that revision.`,
+    written > 0 && `The element shows the sentence alone, not the ${written} token${written === 1 ? '' : 's'} the model wrote after it: the iframe shows them.`,
+    chat && 'The element runs the sentence as plain text, not through the chat template: the iframe runs it as a chat message.',
   ].filter(Boolean).join(' ');
   const element = `<script type="module">import 'multihead/element';</script>\n` +
     `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}" layer="${layer + 1}" head="${heads}"` +

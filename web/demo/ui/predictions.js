@@ -58,6 +58,6 @@ export function renderPredictions(root, info, result) {
   root.replaceChildren(...parts);
 }
 
-function percent(p) {
+export function percent(p) {
   return p >= 0.001 ? `${(p * 100).toFixed(1)}%` : '< 0.1%';
 }

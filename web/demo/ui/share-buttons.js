@@ -10,10 +10,10 @@ export function wireShareButtons(store) {
   const dialog = $('embed-dialog');
   $('embed').addEventListener('click', () => {
     const state = store.state;
-    const { sentence, view, mode } = state.settings;
+    const { sentence, view, mode, written, chat } = state.settings;
     const { iframe, element, notes } = embedSnippets({
       sentence, view, layer: shownLayer(state), head: shownHead(state), toy: mode === 'toy', model: linkedModel(state.session.model),
-      revision: modelRevision(state.session.model),
+      revision: modelRevision(state.session.model), written: written.length, chat,
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;

@@ -7,10 +7,9 @@
 import { el } from '../../src/views/dom.js';
 import { canWrite, inputsKey } from '../state/needed.js';
 import { WRITE_LIMITS, validWriteOption } from '../state/writing.js';
+import { percent } from './predictions.js';
 
 const OPTIONS = { maxNewTokens: 'write-new', temperature: 'write-temperature', topK: 'write-topk', topP: 'write-topp', seed: 'write-seed' };
-
-const percent = (p) => (p >= 0.001 ? `${(p * 100).toFixed(1)}%` : '< 0.1%');
 
 export function createWritePanel(store, session) {
   const { dispatch } = store;
