@@ -11,7 +11,7 @@
 import { checkInteger, checkObject, describe } from '../check.js';
 import { orThrow } from '../engine/wasm-glue.js';
 import { withShape } from '../engine/trace.js';
-import { likeliest, topIndices } from './likeliest.js';
+import { likeliest, nucleus } from './likeliest.js';
 
 const ALTERNATIVES = 5; // the likeliest tokens each step lists
 
@@ -68,10 +68,12 @@ export function seededRandom(seed) {
  * The next token from `logits` (not changed): the repetition penalty on the ids seen so far (as
  * Hugging Face's: a positive logit divided by it, a negative one multiplied), then greedy at
  * temperature 0, else softmax(logits / temperature) cut to the topK likeliest and to the fewest
- * whose probabilities reach topP, and one draw of `random`. Ties go to the lower id.
+ * whose probabilities reach topP, and one draw of `random` over them (in nucleus()'s order; over
+ * every token in id order when nothing is cut). Ties go to the lower id.
  */
 export function chooseToken(logits, seen, { temperature, topK, topP, repetitionPenalty }, random) {
-  const scores = Float64Array.from(logits);
+  // The logits as they are when nothing changes them (a greedy step reads a vocabulary once, not twice).
+  const scores = repetitionPenalty === 1 ? logits : Float64Array.from(logits);
   if (repetitionPenalty !== 1) {
     for (const id of seen) scores[id] = scores[id] > 0 ? scores[id] / repetitionPenalty : scores[id] * repetitionPenalty;
   }
@@ -80,18 +82,34 @@ export function chooseToken(logits, seen, { temperature, topK, topP, repetitionP
     for (let i = 1; i < scores.length; i++) if (scores[i] > scores[best]) best = i;
     return best;
   }
-  const keep = topK > 0 ? topIndices(scores, topK) : Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
-  const max = scores[keep[0]];
-  const weights = keep.map((id) => Math.exp((scores[id] - max) / temperature));
-  const total = weights.reduce((a, b) => a + b, 0);
-  let count = 0, mass = 0;
-  while (count < keep.length && (count === 0 || mass < topP * total)) mass += weights[count++];
-  let draw = random() * mass;
-  for (let i = 0; i < count; i++) {
-    draw -= weights[i];
-    if (draw < 0) return keep[i];
+  const n = scores.length;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) if (scores[i] > max) max = scores[i];
+  const weights = new Float64Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) total += weights[i] = Math.exp((scores[i] - max) / temperature);
+  // The topK likeliest, sorted, of which topP takes the fewest reaching its share of their weights;
+  // with no topK, the fewest reaching topP of all (in the order found: a draw needs no order);
+  // with neither, every token, in id order.
+  let keep;
+  if (topK > 0) {
+    keep = nucleus(weights, topK, Infinity).sort((a, b) => weights[b] - weights[a] || a - b);
+    let whole = 0, count = 0, mass = 0;
+    for (const id of keep) whole += weights[id];
+    while (count < keep.length && (count === 0 || mass < topP * whole)) mass += weights[keep[count++]];
+    keep = keep.slice(0, count);
+  } else if (topP < 1) {
+    keep = nucleus(weights, Infinity, topP * total);
+  } else {
+    let draw = random() * total;
+    for (let i = 0; i < n; i++) if ((draw -= weights[i]) < 0) return i;
+    return n - 1;
   }
-  return keep[count - 1];
+  let mass = 0;
+  for (const id of keep) mass += weights[id];
+  let draw = random() * mass;
+  for (const id of keep) if ((draw -= weights[id]) < 0) return id;
+  return keep[keep.length - 1];
 }
 
 // The next macrotask: a message to ourselves, which browsers, workers and Node run at once
