@@ -66,9 +66,10 @@ test('the causal built-in model writes what the engine writes, token by token, e
   });
   await write(page);
   const seen = await page.evaluate(() => ({ tokens: [...window.seen.tokens], sizes: [...window.seen.sizes].filter(Boolean).map(Number) }));
-  // Streamed: the list and the heatmap passed through most lengths between the prompt's and the end's.
+  // Streamed: the list passed through most lengths between the prompt's and the end's, and the
+  // heatmap through several (it draws as often as it can without taking the model's cores).
   expect(seen.tokens.filter((n) => n > p && n < p + 24).length).toBeGreaterThan(12);
-  expect(seen.sizes.filter((n) => n > p && n < p + 24).length).toBeGreaterThan(6);
+  expect(seen.sizes.filter((n) => n > p && n < p + 24).length).toBeGreaterThan(3);
   await expect(page.locator('#view .mh-matrix').first().getAttribute('aria-label')).resolves.toContain(`${p + 24} × ${p + 24} weights`);
 
   const writing = causal.generate(HENRY, { maxNewTokens: 24 });

@@ -6,7 +6,8 @@
 //
 // Flow: an input dispatches → the reducers make the next state → after the burst, each subscriber
 // runs once: the session sends the run the state still needs (needed.js), the URL is rewritten,
-// the controls, token list, status line, view and panels draw, and the test hooks are set last.
+// the token list, strip, status line, view, controls and panels draw (the controls and panels
+// paced while the model writes), and the test hooks are set last.
 import { VIEWS_CSS, palette } from '../src/views/styles.js';
 import { createStore } from './state/store.js';
 import { settings } from './state/settings.js';
@@ -34,11 +35,39 @@ store.dispatch({ type: 'start', sentence: document.getElementById('sentence').va
 
 const pageSession = createSession(store);
 syncUrl(store);
+// While the model writes, what follows each token (the token list, the strip, the status line and
+// the view, which paces itself) draws at once; the controls and the panels below at most every
+// SLOW_MS, as each of their redraws lays out much of the page and the model writes on the same cores.
+const SLOW_MS = 250;
 const renderers = [
-  createControls(store, pageSession), createModelPanel(store, pageSession), createTokenList(store), createWritePanel(store, pageSession), createStatusLine(),
-  createViewHost(store), createPanels(store, pageSession), testHooks(),
+  createTokenList(store), createWritePanel(store, pageSession), createStatusLine(), createViewHost(store),
+  ...[createControls(store, pageSession), createModelPanel(store, pageSession), createPanels(store, pageSession)].map(paced),
+  testHooks(),
 ];
 for (const { render } of renderers) store.subscribe(render);
+
+/** `renderer` drawing at most every SLOW_MS while the model writes, with the latest state. */
+function paced({ render }) {
+  let timer = 0, last = 0;
+  return {
+    render(state) {
+      const wait = state.session.writing ? last + SLOW_MS - performance.now() : 0;
+      if (wait <= 0) {
+        clearTimeout(timer);
+        timer = 0;
+        last = performance.now();
+        render(state);
+        return;
+      }
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = 0;
+        last = performance.now();
+        render(store.state);
+      }, wait);
+    },
+  };
+}
 wireShareButtons(store);
 
 /** The ?hub= of the page's address, when it is an http(s) URL (anything else is ignored). */

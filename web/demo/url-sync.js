@@ -1,6 +1,6 @@
 // The URL's hash and the settings, both ways, through url-state.js's codec. The address bar always
-// links to what is on screen: after each change the hash is rewritten with replaceState, which
-// fires no hashchange, so the page never reads back its own writes. A hash changed by a link, by
+// links to what is on screen (a writing once it ends): after each change the hash is rewritten
+// with replaceState, which fires no hashchange, so the page never reads back its own writes. A hash changed by a link, by
 // hand or by Back is applied to the settings as a new state.
 import { linkedModel, modelRevision } from './state/model-choice.js';
 import { shownHead } from './state/settings.js';
@@ -21,6 +21,8 @@ export function linkState(state) {
 /** Keeps the address bar and `store`'s settings in step. */
 export function syncUrl(store) {
   store.subscribe((state) => {
+    // Chromium throttles a page that rewrites its URL tens of times a second: a writing goes in once it ends.
+    if (state.session.writing) return;
     const hash = urlHash(linkState(state));
     if (hash !== location.hash) history.replaceState(null, '', hash);
   });

@@ -1,8 +1,8 @@
 // The one view on screen, in #view: created when the reader picks it (the one before is
 // destroyed) and updated with viewData() when the result, the choices it shows or the width
 // change. It draws only a result that fits the settings, and keeps the last one on screen while
-// the next is computed, so typing never blanks the page. While the model writes, a token that
-// comes while the view is still painting the one before waits for it, so every head is drawn.
+// the next is computed, so typing never blanks the page. While the model writes, the view grows
+// as often as it can draw without taking most of the time the model writes in.
 import { VIEWS } from '../../src/views/views.js';
 import { viewData } from '../../src/views/view-data.js';
 import { drawable } from '../state/needed.js';
@@ -21,7 +21,8 @@ export function createViewHost(store) {
     render(store.state);
   }, 150));
 
-  let waiting = 0; // the frame a writing's next token waits for
+  let waiting = 0; // the timer a writing's next token waits for
+  let drawnAt = 0, cost = 0; // when the view was last updated, and how long that took
   function render(state) {
     if (cleared(state)) return clear();
     if (!drawable(state)) return undefined; // the next answer draws
@@ -35,15 +36,22 @@ export function createViewHost(store) {
     const inputs = [run, view, allLayersShown(state) ? 'all' : shownLayer(state), shownHead(state), model,
       model ? shownRoles(state)?.heads ?? null : null, model ? state.settings.ablate : null, width, row];
     if (current.name === view && current.drawn?.every((value, i) => value === inputs[i])) return undefined;
-    if (state.session.writing && current.name === view && root.firstElementChild?.getAttribute('aria-busy') === 'true') {
-      waiting ||= requestAnimationFrame(() => {
+    // While the model writes, an update waits for the last one to have painted every head, and for
+    // twice the time it took: a view that is quick to draw grows a row at a time, one that is not
+    // leaves the cores the model writes with most of their time.
+    const wait = state.session.writing && current.name === view
+      ? Math.max(drawnAt + 2 * cost - performance.now(), root.firstElementChild?.getAttribute('aria-busy') === 'true' ? 16 : 0) : 0;
+    if (wait > 0) {
+      waiting ||= setTimeout(() => {
         waiting = 0;
         render(store.state);
-      });
+      }, wait);
       return undefined;
     }
+    drawnAt = performance.now();
     const [, , layer, head, , roles, ablated] = inputs;
     show(view).update(viewData(view, run, layer, { head, toy: !model, roles, ablated: ablated ?? [], row }));
+    cost = performance.now() - drawnAt;
     current.drawn = inputs;
     return undefined;
   }

@@ -140,19 +140,19 @@ function answer(data) {
     const written = data.toy ? [] : data.written ?? [];
     const input = JSON.stringify([data.text, Boolean(data.chat), written]);
     const key = JSON.stringify([input, ablate, ablate.length ? ablation : null]);
+    const prompt = promptOf(data.text, data.chat);
+    // A writing is run whole; a text alone is cut to what the page runs.
+    const limits = written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) };
     if (state.last?.key !== key || state.last.model !== model) {
       // The run with every head on is kept when only the heads switched off change.
       const before = state.last?.model === model && state.last.input === input ? state.last : null;
       const base = before ? before.base ?? (before.ablated ? null : before.result) : null;
       state.last = null; // the old result's arrays can go before the new run allocates its own
-      const prompt = promptOf(data.text, data.chat);
-      // A writing is run whole; a text alone is cut to what the page runs.
-      const limits = written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) };
       const result = ablate.length ? model.run(prompt, { ablate, ablation, ...limits }) : base ?? model.run(prompt, limits);
-      state.last = { key, input, model, result, ablated: ablate.length > 0, base: ablate.length ? base ?? model.run(prompt, limits) : null };
+      state.last = { key, input, model, result, ablated: ablate.length > 0, base: ablate.length ? base : null };
     }
-    // A writing's result comes without the run of every head on, made when first needed.
-    if (ablate.length && !state.last.base) state.last.base = model.run(promptOf(data.text, data.chat), { continuation: written });
+    // With heads off, the same text with every head on, for what changed (a writing's result comes without it).
+    if (ablate.length && !state.last.base) state.last.base = model.run(prompt, limits);
     const { result, base } = state.last;
     const { tokens, unknown, truncated, totalTokens } = result;
     /** @type {import('./messages.js').RunAnswer} */
