@@ -170,7 +170,7 @@ export function result(slice = RESULT, action, state) {
       return patched(slice, { run: null });
     case 'write-start': { // the run on screen, cut to its prompt, grows a token at a time
       const run = slice.run;
-      return patched(slice, { run: promptRun(run, run.tokens.length - state.settings.written.length, keyWith(state, [])) });
+      return run ? patched(slice, { run: promptRun(run, run.tokens.length - state.settings.written.length, keyWith(state, [])) }) : slice;
     }
     case 'write-step': {
       if (action.writeId !== state.session.writing?.writeId || !slice.run) return slice;

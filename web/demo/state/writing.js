@@ -1,9 +1,10 @@
-// The page's writing, as pure functions of the state: the options the reader may choose, whether
-// Write can start, and how the result on screen grows a token at a time. A writing starts from
+// The page's writing, as pure functions: the options the reader may choose, and how the result on
+// screen grows a token at a time (whether Write can start is needed.js's canWrite). A writing starts from
 // the run on screen, cut to its prompt (a causal model's prompt rows do not depend on what
 // follows), and each step adds the new token and the new query's row in every layer the page
 // holds. A layer's matrices are assembled from its prompt block and the rows only when a view
 // reads them, so a step costs the page no more than the rows it brings.
+
 /** The most tokens one Write asks for. */
 export const MAX_NEW_TOKENS = 256;
 
