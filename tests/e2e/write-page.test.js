@@ -52,7 +52,7 @@ const strip = (page) => page.locator('#write-steps button').evaluateAll((list) =
 })));
 
 test('the causal built-in model writes what the engine writes, token by token, each row growing the head view', async () => {
-  const { page, problems } = await open(`#model=causal&view=head&layer=2&head=1&new=24&sentence=${encodeURIComponent(HENRY)}`);
+  const { page, problems } = await open(`#model=causal&view=head&layer=2&head=1&new=48&sentence=${encodeURIComponent(HENRY)}`);
   const p = await page.locator('#tokens .mh-token').count();
   // What the token list and the heatmap looked like after each change, as the writing went on.
   await page.evaluate(() => {
@@ -68,19 +68,19 @@ test('the causal built-in model writes what the engine writes, token by token, e
   const seen = await page.evaluate(() => ({ tokens: [...window.seen.tokens], sizes: [...window.seen.sizes].filter(Boolean).map(Number) }));
   // Streamed: the list passed through most lengths between the prompt's and the end's, and the
   // heatmap through several (it draws as often as it can without taking the model's cores).
-  expect(seen.tokens.filter((n) => n > p && n < p + 24).length).toBeGreaterThan(12);
-  expect(seen.sizes.filter((n) => n > p && n < p + 24).length).toBeGreaterThan(3);
-  await expect(page.locator('#view .mh-matrix').first().getAttribute('aria-label')).resolves.toContain(`${p + 24} × ${p + 24} weights`);
+  expect(seen.tokens.filter((n) => n > p && n < p + 48).length).toBeGreaterThan(24);
+  expect(seen.sizes.filter((n) => n > p && n < p + 48).length).toBeGreaterThan(1);
+  await expect(page.locator('#view .mh-matrix').first().getAttribute('aria-label')).resolves.toContain(`${p + 48} × ${p + 48} weights`);
 
-  const writing = causal.generate(HENRY, { maxNewTokens: 24 });
+  const writing = causal.generate(HENRY, { maxNewTokens: 48 });
   const steps = [];
   for await (const step of writing) steps.push(step);
   expect(writtenIds(page)).toEqual(steps.map((s) => s.id));
   const shown = await strip(page);
   expect(shown.map((s) => s.token)).toEqual(steps.map((s) => s.token));
   shown.forEach((s, i) => expect(s.probability).toBeCloseTo(steps[i].probability, 6));
-  await expect(page.locator('#tokens .mh-written').count()).resolves.toBe(24);
-  await expect(page.locator('#status').textContent()).resolves.toMatch(/^Wrote 24 tokens \(as many as asked\): prefill [\d.]+ ms, [\d.]+ ms per token \([\d.]+ tokens\/s\)\.$/);
+  await expect(page.locator('#tokens .mh-written').count()).resolves.toBe(48);
+  await expect(page.locator('#status').textContent()).resolves.toMatch(/^Wrote 48 tokens \(as many as asked\): prefill [\d.]+ ms, [\d.]+ ms per token \([\d.]+ tokens\/s\)\.$/);
 
   // The first written token, chosen in the strip: its alternatives, and the head pins the row of the query that chose it.
   await page.locator('#write-steps button').first().click();
@@ -90,7 +90,7 @@ test('the causal built-in model writes what the engine writes, token by token, e
   // Embed: the iframe's link holds the writing; the element's note says it shows the sentence alone.
   await page.click('#embed');
   await expect(page.locator('#embed-iframe').inputValue()).resolves.toContain('out=');
-  await expect(page.locator('#embed-element-note').textContent()).resolves.toContain('not the 24 tokens the model wrote after it');
+  await expect(page.locator('#embed-element-note').textContent()).resolves.toContain('not the 48 tokens the model wrote after it');
   await page.keyboard.press('Escape');
   expect(problems).toEqual([]);
 
@@ -99,7 +99,7 @@ test('the causal built-in model writes what the engine writes, token by token, e
     () => document.body.dataset.state === 'ready' && document.querySelector('#write-steps li'));
   await expect(strip(again)).resolves.toEqual(shown.map((s) => ({ ...s, probability: expect.closeTo(s.probability, 6) })));
   await expect(again.locator('#tokens .mh-token').allTextContents()).resolves.toEqual(await page.locator('#tokens .mh-token').allTextContents());
-  await expect(again.locator('#status').textContent()).resolves.toMatch(/the last 24 written by the model/);
+  await expect(again.locator('#status').textContent()).resolves.toMatch(/the last 48 written by the model/);
   expect(problems2).toEqual([]);
 }, 120000);
 
