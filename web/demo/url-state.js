@@ -29,6 +29,7 @@ const ABLATIONS = ['zero', 'mean'];
 export const REVISION = /^(?!\.\.?$)[\w.-]{1,96}$/;
 const MAX_ABLATED = 1024; // heads a link may switch off: more than any model this page loads has
 const MAX_WRITTEN = 4096; // ids a link may hold: more than any model this page loads takes
+const WRITTEN = new RegExp(`^(?:[0-9]{1,7}(?:,[0-9]{1,7}){0,${MAX_WRITTEN - 1}})?$`); // "464,2068,…", or empty
 // Write's options in a link: { name in the URL: option }.
 const WRITE_PARAMS = { new: 'maxNewTokens', temp: 'temperature', topk: 'topK', topp: 'topP', wseed: 'seed' };
 
@@ -63,7 +64,7 @@ export function readUrlState(hash) {
   const toy = toySettings(params);
   if (Object.keys(toy).length > 0) state.toy = toy;
   const out = params.get('out');
-  if (out !== null && new RegExp(`^(?:[0-9]{1,7}(?:,[0-9]{1,7}){0,${MAX_WRITTEN - 1}})?$`).test(out)) state.written = out ? out.split(',').map(Number) : [];
+  if (out !== null && WRITTEN.test(out)) state.written = out ? out.split(',').map(Number) : [];
   const write = {};
   for (const [name, option] of Object.entries(WRITE_PARAMS)) {
     const text = params.get(name);

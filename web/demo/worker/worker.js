@@ -13,6 +13,7 @@ import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
 import { headRoles } from '../../src/analysis/head-roles.js';
 import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
+import { likeliest } from '../../src/model/likeliest.js';
 import { OVERVIEW_SIZE, attentionShape, layerMatrices, layerWeights, overviewOf, rolloutTo, tracedLayer } from '../../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands
@@ -127,6 +128,15 @@ async function load({ loadId, source, hubUrl, revision }) {
   }
 }
 
+/**
+ * The keys the last run is kept under: `input`, what was run (the text, as a chat or not, and the
+ * ids written after it), and `key`, that with the heads switched off.
+ */
+function runKey(text, chat, written, ablate, ablation) {
+  const input = JSON.stringify([text, Boolean(chat), written]);
+  return { input, key: JSON.stringify([input, ablate, ablate.length ? ablation : null]) };
+}
+
 /** What the model runs for a page's text: the text itself, or, in chat mode, the one user message through its template. */
 const promptOf = (text, chat) => (chat ? { messages: [{ role: 'user', content: text }] } : text);
 
@@ -138,8 +148,7 @@ function answer(data) {
     const ablate = data.toy ? [] : data.ablate ?? [];
     const ablation = data.ablation ?? 'zero';
     const written = data.toy ? [] : data.written ?? [];
-    const input = JSON.stringify([data.text, Boolean(data.chat), written]);
-    const key = JSON.stringify([input, ablate, ablate.length ? ablation : null]);
+    const { input, key } = runKey(data.text, data.chat, written, ablate, ablation);
     const prompt = promptOf(data.text, data.chat);
     // A writing is run whole; a text alone is cut to what the page runs.
     const limits = written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) };
@@ -273,10 +282,15 @@ function predictions(result, causal, at, base = null) {
   }
   if (!base) return positions.map((position) => ({ position, top: result.predictions(position, TOP_K) }));
   return positions.map((position) => {
-    const after = softmax(result.logits(position));
-    const top = base.predictions(position, TOP_K).map(({ token, id, probability }) => ({ token, id, before: probability, probability: after[id] }));
-    return { position, top, now: result.predictions(position, TOP_K) };
+    const after = likeliestAt(result, position);
+    const top = base.predictions(position, TOP_K).map(({ token, id, probability }) => ({ token, id, before: probability, probability: after.probability(id) }));
+    return { position, top, now: after.top };
   });
+}
+
+/** The softmax of `result`'s logits at `position` (one product with the vocabulary): probability(id) and the TOP_K likeliest. */
+function likeliestAt(result, position) {
+  return likeliest(result.logits(position), TOP_K, (id) => state.model.token(id).text);
 }
 
 /**
@@ -287,8 +301,8 @@ function writtenSteps(result, written) {
   const first = result.tokens.length - written.length;
   return written.map((id, i) => {
     const position = first + i;
-    return { index: i, position, id, token: result.tokens[position], probability: softmax(result.logits(position - 1))[id],
-      alternatives: result.predictions(position - 1, TOP_K) };
+    const before = likeliestAt(result, position - 1);
+    return { index: i, position, id, token: result.tokens[position], probability: before.probability(id), alternatives: before.top };
   });
 }
 
@@ -321,28 +335,12 @@ async function write({ writeId, text, chat, options, ablate, ablation, layers })
   const result = writing ? await writing.result.catch((error) => { failure ??= error; return null; }) : null;
   if (result && state.model === model) {
     const ids = Array.from(result.ids.slice(result.ids.length - written));
-    const input = JSON.stringify([text, Boolean(chat), ids]);
-    const off = ablate.length > 0;
-    state.last = { key: JSON.stringify([input, ablate, off ? ablation : null]), input, model, result, ablated: off, base: null };
+    state.last = { ...runKey(text, chat, ids, ablate, ablation), model, result, ablated: ablate.length > 0, base: null };
   }
   if (state.writing?.writeId === writeId) state.writing = null;
   /** @type {import('./messages.js').WriteDone} */
   const done = { type: 'write-done', writeId, reason: writing?.stopReason ?? 'error', prefillMs: writing?.prefillMs ?? null, message: failure ? failure.message ?? String(failure) : '' };
   self.postMessage(done);
-}
-
-/** Probabilities from logits, in float64. */
-function softmax(logits) {
-  let max = -Infinity;
-  for (const v of logits) max = Math.max(max, v);
-  let sum = 0;
-  const p = Float64Array.from(logits, (v) => {
-    const e = Math.exp(v - max);
-    sum += e;
-    return e;
-  });
-  for (let i = 0; i < p.length; i++) p[i] /= sum;
-  return p;
 }
 
 /**
