@@ -110,6 +110,11 @@ void f32_gemv_wasmsimd(size_t rows, size_t d, const float* table, const float* x
 void f32_bf16w_gemv_wasmsimd(size_t rows, size_t d, const uint16_t* table, const float* x, float* out);
 #endif
 
+#ifdef __wasm_relaxed_simd__  // fused multiply-add where the engine fuses: twins of the scalar kernels to rounding
+void f32_gemm_wasmrelaxedsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
+                                   size_t panel_stride, const float* bias, float* c, size_t ldc);
+#endif
+
 #ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline; also built natively, for the tests
 void f32_gemm_eigen(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                     size_t panel_stride, const float* bias, float* c, size_t ldc);

@@ -1,60 +1,12 @@
-// WASM SIMD GEMM, C = A·B + bias with B packed in panels of 16 columns, in register tiles of
-// 2 rows × 16 columns: 8 f32x4 accumulators, 4 vectors of B and one broadcast of A live at once,
-// under the 16 vector registers V8 has on x64 (wider or taller tiles spilled and ran at half
-// speed here). Twin of f32-gemm-scalar.cpp, bit-identical to it.
-#include <wasm_simd128.h>
-
-#include <algorithm>
-
-#include "multihead/kernels.h"
+// WASM SIMD GEMM in register tiles of 2 rows × 16 columns (f32-gemm-2x16.h), each multiply-add
+// a multiply and an add. Twin of f32-gemm-scalar.cpp, bit-identical to it.
+#include "f32-gemm-2x16.h"
 
 namespace multihead::kernels {
-namespace {
-
-constexpr size_t kVectors = kPanelWidth / 4;
-
-// R rows of A times one panel: acc[r] holds C's row r across the panel's 16 columns.
-template <size_t R>
-inline void tile(size_t k, const float* a, size_t lda, const float* panel, const float* bias, size_t width,
-                 float* c, size_t ldc) {
-  float start[kPanelWidth] = {};  // the bias, zero-padded to the panel (or zeros)
-  if (bias) std::copy(bias, bias + width, start);
-  v128_t acc[R][kVectors];
-  for (size_t v = 0; v < kVectors; ++v) {
-    for (size_t r = 0; r < R; ++r) acc[r][v] = wasm_v128_load(start + 4 * v);
-  }
-  for (size_t p = 0; p < k; ++p) {
-    v128_t b[kVectors];
-    for (size_t v = 0; v < kVectors; ++v) b[v] = wasm_v128_load(panel + p * kPanelWidth + 4 * v);
-    for (size_t r = 0; r < R; ++r) {
-      const v128_t av = wasm_v128_load32_splat(a + r * lda + p);
-      for (size_t v = 0; v < kVectors; ++v) acc[r][v] = wasm_f32x4_add(acc[r][v], wasm_f32x4_mul(av, b[v]));
-    }
-  }
-  for (size_t r = 0; r < R; ++r) {
-    if (width == kPanelWidth) {
-      for (size_t v = 0; v < kVectors; ++v) wasm_v128_store(c + r * ldc + 4 * v, acc[r][v]);
-    } else {  // the last panel of a matrix whose width is not a multiple of 16
-      float row[kPanelWidth];
-      for (size_t v = 0; v < kVectors; ++v) wasm_v128_store(row + 4 * v, acc[r][v]);
-      std::copy(row, row + width, c + r * ldc);
-    }
-  }
-}
-
-}  // namespace
 
 void f32_gemm_wasmsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                             size_t panel_stride, const float* bias, float* c, size_t ldc) {
-  // Panel by panel: one panel (k × 16) stays in cache while every row of A streams past it.
-  for (size_t j = 0; j < n; j += kPanelWidth) {
-    const float* panel = b_packed + j / kPanelWidth * panel_stride;
-    const float* panel_bias = bias ? bias + j : nullptr;
-    const size_t width = std::min(kPanelWidth, n - j);
-    size_t i = 0;
-    for (; i + 2 <= m; i += 2) tile<2>(k, a + i * lda, lda, panel, panel_bias, width, c + i * ldc + j, ldc);
-    if (i < m) tile<1>(k, a + i * lda, lda, panel, panel_bias, width, c + i * ldc + j, ldc);
-  }
+  gemm_2x16::gemm<MulAdd>(m, n, k, a, lda, b_packed, panel_stride, bias, c, ldc);
 }
 
 }  // namespace multihead::kernels

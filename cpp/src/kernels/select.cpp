@@ -1,5 +1,6 @@
-// The one place that decides which kernels run. A build compiled with -msimd128 uses the
-// wasm_simd128 kernels; every other build (native, the scalar WASM build) uses the scalar ones.
+// The one place that decides which kernels run. A build compiled with -mrelaxed-simd uses the
+// relaxed-SIMD kernels where there are some, the wasm_simd128 ones elsewhere; one compiled with
+// -msimd128 the wasm_simd128 kernels; every other build (native, the scalar WASM build) uses the scalar ones.
 // The benchmark's baseline (-DMULTIHEAD_KERNELS=eigen) computes GEMM and softmax with Eigen.
 #include "multihead/kernels.h"
 
@@ -24,6 +25,11 @@ const KernelSet& eigen_kernels() {
 const KernelSet& active_kernels() {
 #if defined(MULTIHEAD_EIGEN_KERNELS)
   return eigen_kernels();
+#elif defined(__wasm_relaxed_simd__)
+  static const KernelSet set{"wasmrelaxedsimd", f32_gemm_wasmrelaxedsimd_2x16, f32_softmax_wasmsimd, f32_layer_norm_wasmsimd,
+                             f32_gelu_wasmsimd, f32_gelu_tanh_wasmsimd, f32_rms_norm_wasmsimd, f32_silu_wasmsimd,
+                             f32_bf16w_gemm_wasmsimd, f32_gemv_wasmsimd, f32_bf16w_gemv_wasmsimd};
+  return set;
 #elif defined(__wasm_simd128__)
   static const KernelSet set{"wasmsimd", f32_gemm_wasmsimd_2x16, f32_softmax_wasmsimd, f32_layer_norm_wasmsimd,
                              f32_gelu_wasmsimd, f32_gelu_tanh_wasmsimd, f32_rms_norm_wasmsimd, f32_silu_wasmsimd,
