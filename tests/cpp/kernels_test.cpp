@@ -1,6 +1,6 @@
-// Every kernel set (scalar; wasmsimd in the SIMD build; eigen natively) against a float64 reference, at sizes
-// below, at and above each kernel's tile and its multiples, so every loop tail runs. In the SIMD
-// build each SIMD kernel is also compared with its scalar twin. Attention's scores and weighted
+// Every kernel set (scalar; wasmsimd or wasmrelaxedsimd in the SIMD builds; eigen natively) against a
+// float64 reference, at sizes below, at and above each kernel's tile and its multiples, so every loop
+// tail runs. In the SIMD builds each SIMD kernel is also compared with its scalar twin. Attention's scores and weighted
 // sums are GEMMs on packed operands; attention_test.cpp checks them, masks included.
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "multihead/kernels.h"
 #include "reference.h"
@@ -356,14 +357,28 @@ INSTANTIATE_TEST_SUITE_P(EveryKernelSet, KernelTest, ::testing::ValuesIn(kernel_
                          [](const auto& info) { return std::string(info.param->name); });
 
 #ifdef __wasm_simd128__
-// SIMD against scalar: the twins must agree. Only the SIMD WASM build has both.
+// SIMD against scalar: the twins must agree. Only the SIMD WASM builds have both.
 class SimdTwinTest : public ::testing::Test {
  protected:
   const KernelSet& simd = kernels::active_kernels();
   const KernelSet& scalar = kernels::scalar_kernels();
 };
 
-TEST_F(SimdTwinTest, GemvIsBitIdenticalToScalar) {
+// The results of two twins that sum the same terms in the same order. In the SIMD build each
+// multiply-add is a multiply and an add, as in the scalar kernels: the same bits. In the
+// relaxed-SIMD build the engine may fuse them (V8 does, on a CPU with FMA3), saving the product's
+// rounding. With at most 34 terms of size ≤ 1 (a bias and 33 products of values in [-1, 1]) each
+// sum is within 34 · 2⁻²⁴ · 34 ≈ 7e-5 of the exact one, so the two within 1.4e-4.
+void expect_same_sums(const std::vector<float>& simd, const std::vector<float>& scalar, const std::string& where) {
+#ifdef __wasm_relaxed_simd__
+  ASSERT_EQ(simd.size(), scalar.size()) << where;
+  for (size_t i = 0; i < simd.size(); ++i) ASSERT_NEAR(simd[i], scalar[i], 1.4e-4) << where << " at " << i;
+#else
+  ASSERT_EQ(simd, scalar) << where;
+#endif
+}
+
+TEST_F(SimdTwinTest, GemvSumsAsScalarDoes) {
   for (size_t rows = 1; rows <= 5; ++rows) {
     for (size_t d = 1; d <= 35; ++d) {
       const Bf16Table t(rows, d, 72);
@@ -373,14 +388,13 @@ TEST_F(SimdTwinTest, GemvIsBitIdenticalToScalar) {
       scalar.gemv(rows, d, t.widened.data(), x.data(), b.data());
       simd.gemv_bf16(rows, d, t.bits.data(), x.data(), c.data());
       scalar.gemv_bf16(rows, d, t.bits.data(), x.data(), e.data());
-      ASSERT_EQ(a, b) << "rows=" << rows << " d=" << d;
-      ASSERT_EQ(c, e) << "rows=" << rows << " d=" << d;
+      expect_same_sums(a, b, "rows=" + std::to_string(rows) + " d=" + std::to_string(d));
+      expect_same_sums(c, e, "bf16 rows=" + std::to_string(rows) + " d=" + std::to_string(d));
     }
   }
 }
 
-TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
-  // Same accumulation order and no fused multiply-add in WASM: the results must match exactly.
+TEST_F(SimdTwinTest, GemmSumsAsScalarDoes) {
   for (size_t m : {1, 2, 3, 5, 8, 11}) {
     for (size_t n = 1; n <= 35; ++n) {
       const Strided a(m, 33, 40), b(33, n, 41);
@@ -388,12 +402,12 @@ TEST_F(SimdTwinTest, GemmIsBitIdenticalToScalar) {
       std::vector<float> c1(m * n), c2(m * n);
       simd.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c1.data(), n);
       scalar.gemm(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c2.data(), n);
-      ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
+      expect_same_sums(c1, c2, "m=" + std::to_string(m) + " n=" + std::to_string(n));
     }
   }
 }
 
-TEST_F(SimdTwinTest, Bf16WeightGemmIsBitIdenticalToScalar) {
+TEST_F(SimdTwinTest, Bf16WeightGemmSumsAsScalarDoes) {
   for (size_t m : {1, 2, 3, 5, 8, 11}) {
     for (size_t n = 1; n <= 35; ++n) {
       const Strided a(m, 33, 43);
@@ -404,7 +418,7 @@ TEST_F(SimdTwinTest, Bf16WeightGemmIsBitIdenticalToScalar) {
       std::vector<float> c1(m * n), c2(m * n);
       simd.gemm_bf16(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c1.data(), n);
       scalar.gemm_bf16(m, n, 33, a.data.data(), a.stride, bp.data(), kernels::panel_stride(33), bias.data(), c2.data(), n);
-      ASSERT_EQ(c1, c2) << "m=" << m << " n=" << n;
+      expect_same_sums(c1, c2, "m=" + std::to_string(m) + " n=" + std::to_string(n));
     }
   }
 }

@@ -4,13 +4,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Every suite runs once per WASM build: SIMD (with threads where the machine has several cores)
- * and scalar. The one-core pass of npm test (jest.config.js) runs the SIMD build alone: there it is
- * the single-threaded one, and the scalar build is the same in both passes.
+ * Every suite runs once per WASM build: relaxed SIMD and SIMD (with threads where the machine has
+ * several cores), and scalar. Jest runs under Node's --experimental-wasm-relaxed-simd
+ * (jest.config.js insists), as a user of the relaxed build must. The one-core pass of npm test
+ * runs the build loadEngine() picks alone: there it is the single-threaded relaxed one, and the
+ * scalar build is the same in both passes.
  */
 export const BUILDS = process.env.MULTIHEAD_ONE_CORE
-  ? [['simd', { simd: true }]]
-  : [['simd', { simd: true }], ['scalar', { simd: false }]];
+  ? [['relaxed-simd', { relaxedSimd: true }]]
+  : [['relaxed-simd', { relaxedSimd: true }], ['simd', { relaxedSimd: false }], ['scalar', { simd: false }]];
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/attention/', import.meta.url));
 export const FIXTURE_CASES = ['n7_d12_h3', 'n7_d12_h3_causal', 'n7_d12_h3_keymask', 'n33_d64_h4', 'n33_d64_h4_causal'];

@@ -236,7 +236,7 @@ async function singleLayer(names) {
   const { default: createEigen } = await import(`${ROOT}build/wasm-eigen/multihead-eigen.mjs`);
   const heap = await heapAtS4(); // first, in a fresh engine, before anything else grows memory
   // One thread, as the peers here: the whole-model part compares threads.
-  const engines = { simd: await loadEngine({ threads: 1 }), scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), true) };
+  const engines = { simd: await loadEngine({ threads: 1 }), scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), 'eigen') };
   const peak = await measureSimdPeak();
   const shapes = [];
   for (const shape of SHAPES.filter((s) => names.length === 0 || names.includes(s.name))) {

@@ -8,4 +8,4 @@ export { ROLES, headRoles, topRole, Role, HeadRole } from './analysis/head-roles
 export { measureHeadRoles, MeasureOptions, ProbeSet, MeasuredHead, MeasuredRelation, HeadRolesMeasure } from './analysis/measure-roles.js';
 export { Attention, ForwardOptions } from './engine/attention.js';
 export { AttentionTrace, HeadWeights } from './engine/trace.js';
-export { simdSupported } from './engine/simd.js';
+export { relaxedSimdSupported, simdSupported } from './engine/simd.js';

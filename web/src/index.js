@@ -7,4 +7,4 @@ export { listCachedModels, deleteCachedModel } from './loading/cache.js';
 export { averageHeads, rollout } from './analysis/rollout.js';
 export { ROLES, headRoles, topRole } from './analysis/head-roles.js';
 export { measureHeadRoles } from './analysis/measure-roles.js';
-export { simdSupported } from './engine/simd.js';
+export { relaxedSimdSupported, simdSupported } from './engine/simd.js';

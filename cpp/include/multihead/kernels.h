@@ -113,6 +113,14 @@ void f32_bf16w_gemv_wasmsimd(size_t rows, size_t d, const uint16_t* table, const
 #ifdef __wasm_relaxed_simd__  // fused multiply-add where the engine fuses: twins of the scalar kernels to rounding
 void f32_gemm_wasmrelaxedsimd_2x16(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b_packed,
                                    size_t panel_stride, const float* bias, float* c, size_t ldc);
+void f32_bf16w_gemm_wasmrelaxedsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16_t* b_packed,
+                                    size_t panel_stride, const float* bias, float* c, size_t ldc);
+void f32_softmax_wasmrelaxedsimd(size_t m, size_t n, const float* s, size_t lds, float* p, size_t ldp);
+void f32_gelu_wasmrelaxedsimd(size_t count, const float* x, float* y);
+void f32_gelu_tanh_wasmrelaxedsimd(size_t count, const float* x, float* y);
+void f32_silu_wasmrelaxedsimd(size_t count, const float* x, float* y);
+void f32_gemv_wasmrelaxedsimd(size_t rows, size_t d, const float* table, const float* x, float* out);
+void f32_bf16w_gemv_wasmrelaxedsimd(size_t rows, size_t d, const uint16_t* table, const float* x, float* out);
 #endif
 
 #ifdef MULTIHEAD_HAS_EIGEN_KERNELS  // the benchmark's baseline; also built natively, for the tests

@@ -1,32 +1,10 @@
-// WASM SIMD GELU, tanh form. Twin of f32-gelu-tanh-scalar.cpp. WASM has no tanh: this uses
-// ½(1 + tanh(u)) = σ(2u) = 1/(1 + e^(−2u)), computed from e = e^(−2|u|) ≤ 1 as 1/(1 + e) for u ≥ 0
-// and e/(1 + e) for u < 0. Unlike 1 + tanh(u), that never subtracts nearly equal numbers, so
-// large negative inputs keep their relative accuracy; huge |x| (u = ±∞) gives e = 0, so x or 0.
-#include <wasm_simd128.h>
-
+// WASM SIMD GELU in its tanh form (f32-gelu-tanh-simd.h), each multiply-add a multiply and an add. Twin of
+// f32-gelu-tanh-scalar.cpp.
 #include "multihead/kernels.h"
-#include "wasmsimd-exp.h"
-#include "wasmsimd-lanes.h"
+#include "f32-gelu-tanh-simd.h"
 
 namespace multihead::kernels {
-namespace {
 
-inline v128_t gelu_tanh(v128_t x) {
-  // u = √(2/π)·x·(1 + 0.044715·x²): the same value as √(2/π)·(x + 0.044715·x³), one multiply fewer.
-  const v128_t x2 = wasm_f32x4_mul(x, x);
-  const v128_t u = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.79788456080286536f), x),
-                                  wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(wasm_f32x4_splat(0.044715f), x2)));
-  const v128_t e = exp_nonpositive(wasm_f32x4_mul(wasm_f32x4_splat(-2.0f), wasm_f32x4_abs(u)));
-  const v128_t inv = wasm_f32x4_div(wasm_f32x4_splat(1.0f), wasm_f32x4_add(wasm_f32x4_splat(1.0f), e));
-  const v128_t negative = wasm_f32x4_lt(u, wasm_f32x4_splat(0.0f));
-  const v128_t sigmoid = wasm_v128_bitselect(wasm_f32x4_mul(e, inv), inv, negative);
-  return wasm_f32x4_mul(x, sigmoid);
-}
-
-}  // namespace
-
-void f32_gelu_tanh_wasmsimd(size_t count, const float* x, float* y) {
-  map_lanes(count, x, y, [](v128_t v) { return gelu_tanh(v); });
-}
+void f32_gelu_tanh_wasmsimd(size_t count, const float* x, float* y) { gelu_tanh_simd::map<MulAdd>(count, x, y); }
 
 }  // namespace multihead::kernels

@@ -1,36 +1,10 @@
-// WASM SIMD GELU, x/2·(1 + erf(x/√2)). Twin of f32-gelu-scalar.cpp. WASM has no erf: this uses
-// the rational approximation of Abramowitz & Stegun 7.1.26, erf(z) ≈ 1 − t·P(t)·e^(−z²) with
-// t = 1/(1 + p·z) for z ≥ 0 (absolute error below 1.5e-7), and erf(−z) = −erf(z).
-#include <wasm_simd128.h>
-
+// WASM SIMD GELU (f32-gelu-simd.h), each multiply-add a multiply and an add. Twin of
+// f32-gelu-scalar.cpp.
 #include "multihead/kernels.h"
-#include "wasmsimd-exp.h"
-#include "wasmsimd-lanes.h"
+#include "f32-gelu-simd.h"
 
 namespace multihead::kernels {
-namespace {
 
-inline v128_t gelu(v128_t x) {
-  const v128_t z = wasm_f32x4_abs(wasm_f32x4_mul(x, wasm_f32x4_splat(0.70710678118654752f)));
-  const v128_t t = wasm_f32x4_div(wasm_f32x4_splat(1.0f),
-                                  wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(z, wasm_f32x4_splat(0.3275911f))));
-  v128_t p = wasm_f32x4_splat(1.061405429f);
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(-1.453152027f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(1.421413741f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(-0.284496736f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(0.254829592f));
-  p = wasm_f32x4_mul(p, t);
-  const v128_t erf_abs = wasm_f32x4_sub(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(p, exp_nonpositive(wasm_f32x4_neg(wasm_f32x4_mul(z, z)))));
-  // Copy x's sign onto erf(|z|): erf is odd.
-  const v128_t sign = wasm_v128_and(x, wasm_f32x4_splat(-0.0f));
-  const v128_t erf = wasm_v128_or(erf_abs, sign);
-  return wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.5f), x), wasm_f32x4_add(wasm_f32x4_splat(1.0f), erf));
-}
-
-}  // namespace
-
-void f32_gelu_wasmsimd(size_t count, const float* x, float* y) {
-  map_lanes(count, x, y, [](v128_t v) { return gelu(v); });
-}
+void f32_gelu_wasmsimd(size_t count, const float* x, float* y) { gelu_simd::map<MulAdd>(count, x, y); }
 
 }  // namespace multihead::kernels

@@ -1,7 +1,8 @@
-// Relaxed-SIMD GEMM in register tiles of 2 rows × 16 columns (f32-gemm-2x16.h), each
+// Relaxed-SIMD GEMM in register tiles of 2 rows × 16 columns (f32-gemm-2x16-simd.h), each
 // multiply-add one f32x4.relaxed_madd. Twin of f32-gemm-scalar.cpp, which it matches to the
 // rounding a fused multiply-add saves.
-#include "f32-gemm-2x16.h"
+#include "multihead/kernels.h"
+#include "f32-gemm-2x16-simd.h"
 
 namespace multihead::kernels {
 

@@ -1,6 +1,7 @@
-// WASM SIMD GEMM in register tiles of 2 rows × 16 columns (f32-gemm-2x16.h), each multiply-add
+// WASM SIMD GEMM in register tiles of 2 rows × 16 columns (f32-gemm-2x16-simd.h), each multiply-add
 // a multiply and an add. Twin of f32-gemm-scalar.cpp, bit-identical to it.
-#include "f32-gemm-2x16.h"
+#include "multihead/kernels.h"
+#include "f32-gemm-2x16-simd.h"
 
 namespace multihead::kernels {
 

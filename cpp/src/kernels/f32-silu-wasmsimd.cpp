@@ -1,26 +1,10 @@
-// WASM SIMD SiLU, x·σ(x). Twin of f32-silu-scalar.cpp. σ(x) comes from e = e^(−|x|) ≤ 1, as
-// 1/(1 + e) for x ≥ 0 and e/(1 + e) for x < 0, so the exponential never overflows; huge |x| gives
-// e = 0, so x or (−0).
-#include <wasm_simd128.h>
-
+// WASM SIMD SiLU (f32-silu-simd.h), each multiply-add a multiply and an add. Twin of
+// f32-silu-scalar.cpp.
 #include "multihead/kernels.h"
-#include "wasmsimd-exp.h"
-#include "wasmsimd-lanes.h"
+#include "f32-silu-simd.h"
 
 namespace multihead::kernels {
-namespace {
 
-inline v128_t silu(v128_t x) {
-  const v128_t e = exp_nonpositive(wasm_f32x4_neg(wasm_f32x4_abs(x)));
-  const v128_t inv = wasm_f32x4_div(wasm_f32x4_splat(1.0f), wasm_f32x4_add(wasm_f32x4_splat(1.0f), e));
-  const v128_t negative = wasm_f32x4_lt(x, wasm_f32x4_splat(0.0f));
-  return wasm_f32x4_mul(x, wasm_v128_bitselect(wasm_f32x4_mul(e, inv), inv, negative));
-}
-
-}  // namespace
-
-void f32_silu_wasmsimd(size_t count, const float* x, float* y) {
-  map_lanes(count, x, y, [](v128_t v) { return silu(v); });
-}
+void f32_silu_wasmsimd(size_t count, const float* x, float* y) { silu_simd::map<MulAdd>(count, x, y); }
 
 }  // namespace multihead::kernels

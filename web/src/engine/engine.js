@@ -4,7 +4,8 @@ import { checkAlive, checkBoolean, checkFloats, checkInteger, checkObject, descr
 import { Model } from '../model/model.js';
 import { readModelFiles } from '../loading/sources.js';
 import { instantiate, orThrow, stopThreads, threadCapacity } from './wasm-glue.js';
-import { simdSupported } from './simd.js';
+import { inlined } from './inlined.js';
+import { relaxedSimdSupported, simdSupported } from './simd.js';
 
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 
@@ -13,42 +14,57 @@ const MAX_THREADS = 64;
 
 /**
  * Loads the engine. With `simd` omitted it uses the SIMD build where WebAssembly SIMD is
- * supported and the scalar build elsewhere; `simd: false` forces the scalar build. `threads`
- * (default: one per core) is how many threads a pass may use, used as asked wherever threads
- * exist; engine.threads says how many it got: one in a page that is not cross-origin isolated,
- * in the single-file build, with the scalar build, and where the threaded build cannot load
- * (engine.threadsError then says why).
+ * supported and the scalar build elsewhere; `simd: false` forces the scalar build. Within SIMD,
+ * the relaxed-SIMD build (fused multiply-add) is used where the JavaScript engine runs relaxed
+ * SIMD, unless `relaxedSimd: false` asks for the plain one; engine.build says which loaded.
+ * `threads` (default: one per core) is how many threads a pass may use, used as asked wherever
+ * threads exist; engine.threads says how many it got: one in a page that is not cross-origin
+ * isolated, in the single-file build, with the scalar build, and where the threaded build cannot
+ * load (engine.threadsError then says why).
  */
 export async function loadEngine(options = {}) {
   checkObject('loadEngine options', options);
-  const { simd: simdOption, threads: threadsOption, ...rest } = options;
+  const { simd: simdOption, relaxedSimd: relaxedOption, threads: threadsOption, ...rest } = options;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw new TypeError(`loadEngine has no option ${unknown.join(', ')}; its options are simd and threads`);
-  const supported = simdSupported();
-  let simd = supported;
-  if (simdOption !== undefined) {
-    simd = checkBoolean('simd', simdOption);
-    if (simd && !supported) {
-      throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
-    }
-  }
+  if (unknown.length) throw new TypeError(`loadEngine has no option ${unknown.join(', ')}; its options are simd, relaxedSimd and threads`);
+  const build = chooseBuild(simdOption, relaxedOption);
   const wanted = threadsOption === undefined ? undefined : checkInteger('threads', threadsOption, 1, MAX_THREADS);
   const cores = threadCapacity();
   // A count asked for is used as asked where threads exist at all; by default, one per core.
-  const threads = !simd || cores === 0 ? 1 : Math.min(wanted ?? cores, MAX_THREADS);
+  const threads = build === 'scalar' || cores === 0 ? 1 : Math.min(wanted ?? cores, MAX_THREADS);
   let threadsError = null;
   if (threads > 1) {
     // Where the threaded build's files cannot be loaded (a bundler that does not copy them), the
     // engine still works on one thread, and keeps the reason.
     let module = null;
     try {
-      module = await instantiate(simd, threads);
+      module = await instantiate(build, threads);
     } catch (error) {
       threadsError = error instanceof Error ? error : new Error(String(error));
     }
-    if (module) return new Engine(module, simd, orThrow(module.useThreads(threads)));
+    if (module) return new Engine(module, build, orThrow(module.useThreads(threads)));
   }
-  return new Engine(await instantiate(simd, 1), simd, 1, threadsError);
+  return new Engine(await instantiate(build, 1), build, 1, threadsError);
+}
+
+/** The build loadEngine's `simd` and `relaxedSimd` options ask for: 'scalar', 'simd' or 'relaxed-simd'. */
+function chooseBuild(simdOption, relaxedOption) {
+  const simd = simdOption === undefined ? simdSupported() : checkBoolean('simd', simdOption);
+  if (simd && !simdSupported()) throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
+  // The single-file build carries the two plain builds only.
+  const relaxedAvailable = relaxedSimdSupported() && !inlined.wasm.simd;
+  if (relaxedOption === undefined) return !simd ? 'scalar' : relaxedAvailable ? 'relaxed-simd' : 'simd';
+  const relaxed = checkBoolean('relaxedSimd', relaxedOption);
+  if (!relaxed) return simd ? 'simd' : 'scalar';
+  if (!simd) {
+    throw new Error(simdOption === false ? 'loadEngine({ simd: false, relaxedSimd: true }) asks for two builds: relaxed SIMD is a SIMD build'
+      : 'This JavaScript engine does not support WebAssembly SIMD, which relaxed SIMD builds on; use loadEngine({ relaxedSimd: false })');
+  }
+  if (inlined.wasm.simd) throw new Error('The single-file build carries no relaxed-SIMD build; use loadEngine({ relaxedSimd: false }) or the npm package');
+  if (!relaxedAvailable) {
+    throw new Error('This JavaScript engine does not support WebAssembly relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use loadEngine({ relaxedSimd: false })');
+  }
+  return 'relaxed-simd';
 }
 
 export class Engine {
@@ -57,10 +73,10 @@ export class Engine {
   #disposed = false;
 
   /** @internal Use loadEngine(). */
-  constructor(module, simd, threads = 1, threadsError = null) {
+  constructor(module, build, threads = 1, threadsError = null) {
     this.#module = module;
-    this.simd = simd;
-    this.build = simd ? 'simd' : 'scalar';
+    this.simd = build !== 'scalar';
+    this.build = build;
     this.threads = threads;
     this.threadsError = threadsError;
     this.limits = Object.freeze({ maxTokens: module.maxTokens, maxDModel: module.maxDModel });

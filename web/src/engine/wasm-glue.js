@@ -4,23 +4,31 @@
 import { checkAlive } from '../check.js';
 import { inlined } from './inlined.js';
 
+// Each build's glue, by file name.
+const GLUE = {
+  'multihead-scalar': () => import('../../../dist/multihead-scalar.mjs'),
+  'multihead-simd': () => import('../../../dist/multihead-simd.mjs'),
+  'multihead-simd-threads': () => import('../../../dist/multihead-simd-threads.mjs'),
+  'multihead-relaxed': () => import('../../../dist/multihead-relaxed.mjs'),
+  'multihead-relaxed-threads': () => import('../../../dist/multihead-relaxed-threads.mjs'),
+};
+
 /**
- * Loads and instantiates one WASM build: scalar, SIMD, or SIMD with `threads` threads (a pool of
- * threads − 1 Web Workers on shared memory, which only the threaded build has). The imports are
- * literal so bundlers can see them.
+ * Loads and instantiates one WASM build: 'scalar', 'simd' or 'relaxed-simd', the two SIMD ones
+ * with `threads` threads (a pool of threads − 1 Web Workers on shared memory, which only their
+ * threaded builds have). The imports are literal so bundlers can see them.
  */
-export async function instantiate(simd, threads = 1) {
-  const file = threads > 1 ? 'multihead-simd-threads.mjs' : simd ? 'multihead-simd.mjs' : 'multihead-scalar.mjs';
+export async function instantiate(build, threads = 1) {
+  const name = `multihead-${build === 'relaxed-simd' ? 'relaxed' : build}${threads > 1 ? '-threads' : ''}`;
   let glue;
   try {
-    glue = threads > 1 ? await import('../../../dist/multihead-simd-threads.mjs')
-      : simd ? await import('../../../dist/multihead-simd.mjs') : await import('../../../dist/multihead-scalar.mjs');
+    glue = await GLUE[name]();
   } catch (cause) {
-    throw new Error(`multihead could not load its WASM build dist/${file} (${cause.message}). ` +
+    throw new Error(`multihead could not load its WASM build dist/${name}.mjs (${cause.message}). ` +
       'In a clone of the repository, run `npm run build` first.', { cause });
   }
   if (threads > 1) {
-    const files = isNode() ? null : await threadFiles();
+    const files = isNode() ? null : await threadFiles(build);
     const settings = { threadPool: threads - 1, ...(files && { locateFile: files.locate }) };
     let module;
     try {
@@ -35,7 +43,7 @@ export async function instantiate(simd, threads = 1) {
     return module;
   }
   // An inlined binary needs no fetch; locateFile keeps the glue from resolving a URL it cannot have.
-  const wasmBinary = inlined.wasm[simd ? 'simd' : 'scalar'];
+  const wasmBinary = inlined.wasm[build];
   return glue.default(wasmBinary ? { wasmBinary, locateFile: (path) => path } : undefined);
 }
 
@@ -46,9 +54,14 @@ export async function instantiate(simd, threads = 1) {
  * have no origin, and could neither import the engine's glue nor share its memory. Fetching the
  * script's text works either way. (Node reads both beside the glue: cpp/bindings/node-esm-pre.js.)
  */
-async function threadFiles() {
-  const wasm = new URL('../../../dist/multihead-simd-threads.wasm', import.meta.url).href;
-  const script = new URL('../../../dist/multihead-simd-threads.worker.js', import.meta.url).href;
+async function threadFiles(build) {
+  const { wasm, script } = build === 'relaxed-simd' ? {
+    wasm: new URL('../../../dist/multihead-relaxed-threads.wasm', import.meta.url).href,
+    script: new URL('../../../dist/multihead-relaxed-threads.worker.js', import.meta.url).href,
+  } : {
+    wasm: new URL('../../../dist/multihead-simd-threads.wasm', import.meta.url).href,
+    script: new URL('../../../dist/multihead-simd-threads.worker.js', import.meta.url).href,
+  };
   const response = await fetch(script);
   if (!response.ok) throw new Error(`multihead could not load ${script}: HTTP ${response.status}`);
   const worker = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
