@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const PROTOTYPE_FMA = 0xaf; // SIMD opcode 0xaf (LEB 0xaf 0x01): the prototype f32x4.fma
-const FINAL_MADD = [0x85, 0x02]; // SIMD opcode 0x105: f32x4.relaxed_madd
+export const RELAXED_MADD = 0x105; // SIMD opcode 0x105 (LEB 0x85 0x02): f32x4.relaxed_madd
+const FINAL_MADD = [0x85, 0x02];
 
 /** A reader of `bytes` from `at`: LEB128 numbers, single bytes, and skips. */
 class Reader {
@@ -99,11 +100,17 @@ function skipSimd(r, sub) {
   return undefined; // the rest take none
 }
 
-/**
- * The offsets of every prototype f32x4.fma in `bytes` (a whole module), found by walking each
- * function body. Throws for a malformed module or an opcode it does not know.
- */
+/** The offsets of every prototype f32x4.fma in `bytes` (a whole module): see simdOpcodeOffsets. */
 export function findPrototypeFma(bytes) {
+  return simdOpcodeOffsets(bytes, PROTOTYPE_FMA);
+}
+
+/**
+ * The offsets of every SIMD instruction `opcode` (after its 0xfd prefix, as two LEB bytes) in
+ * `bytes`, a whole module, found by walking each function body. Throws for a malformed module or
+ * an opcode it does not know.
+ */
+export function simdOpcodeOffsets(bytes, opcode) {
   const r = new Reader(bytes, 8);
   if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw new Error('not a WebAssembly module');
   const found = [];
@@ -133,7 +140,7 @@ export function findPrototypeFma(bytes) {
         }
         const subAt = r.at;
         const sub = r.u32();
-        if (sub === PROTOTYPE_FMA && r.at - subAt === 2) found.push(subAt);
+        if (sub === opcode && r.at - subAt === 2) found.push(subAt);
         skipSimd(r, sub);
       }
       if (r.at !== bodyEnd) throw new Error(`function ${f}'s instructions overran its body (at byte ${r.at}, body ends at ${bodyEnd})`);

@@ -1,5 +1,5 @@
 // Loads the package the ways a user would, in headless Chromium: as plain ES modules in a page and
-// in a module worker, and from a Vite production bundle. For both WASM builds, each must compute
+// in a module worker, and from a Vite production bundle. For every WASM build, each must compute
 // what the same code computes in this Node process. One browser and one vite build per run.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -13,10 +13,10 @@ import { launchBrowser, servedBy } from './browser.js';
 import { MODEL_SENTENCE, runCase, runModel } from './pages/compute.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-// [name, the build engine.build reports, simd, threads asked, its .wasm]: the served pages are
-// cross-origin isolated, so the threaded build loads where more than one thread is asked for.
-const BUILDS = [['SIMD', 'simd', true, 1, 'simd'], ['scalar', 'scalar', false, 1, 'scalar'],
-  ['SIMD with 2 threads', 'simd', true, 2, 'simd-threads']];
+// [name, the build engine.build reports and the pages' ?build=, threads asked, its .wasm]: the served
+// pages are cross-origin isolated, so the threaded builds load where more than one thread is asked for.
+const BUILDS = [['relaxed SIMD', 'relaxed-simd', 1, 'relaxed'], ['SIMD', 'simd', 1, 'simd'], ['scalar', 'scalar', 1, 'scalar'],
+  ['relaxed SIMD with 2 threads', 'relaxed-simd', 2, 'relaxed-threads'], ['SIMD with 2 threads', 'simd', 2, 'simd-threads']];
 
 // What a careful host allows: its own scripts, WebAssembly, the blob: workers of the threaded build,
 // and the test page's data: icon.
@@ -60,9 +60,9 @@ function wasmFetches(responses) {
   return responses.filter((r) => r.url.endsWith('.wasm')).map((r) => [new URL(r.url).pathname, r.status, r.type]);
 }
 
-describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
+describe.each(BUILDS)('the %s build', (_, build, threads, wasm) => {
   let expected;
-  beforeAll(async () => { expected = await runCase(loadEngine, simd, threads); });
+  beforeAll(async () => { expected = await runCase(loadEngine, build, threads); });
 
   test('is the one Node loads when asked, and its attention rows sum to 1', () => {
     expect(expected.build).toBe(build);
@@ -71,7 +71,7 @@ describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
   });
 
   test('computes the same attention in a page, a worker and a Node process', async () => {
-    const run = await browser.run(`${repoServer.url}tests/e2e/pages/load.html?simd=${Number(simd)}&threads=${threads}`, `page-${wasm}`);
+    const run = await browser.run(`${repoServer.url}tests/e2e/pages/load.html?build=${build}&threads=${threads}`, `page-${wasm}`);
     expect(run.error).toBeUndefined();
     expect(run.problems).toEqual([]);
     expect(run.result.workerScope).toBe('DedicatedWorkerGlobalScope');
@@ -88,7 +88,7 @@ describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
     // not make code from strings (embind does, unless built with DYNAMIC_EXECUTION=0).
     const strict = await startServer({ root: REPO, headers: { 'Content-Security-Policy': NO_EVAL } });
     try {
-      const run = await browser.run(`${strict.url}tests/e2e/pages/load.html?simd=${Number(simd)}&threads=${threads}`, `csp-no-eval-${wasm}`);
+      const run = await browser.run(`${strict.url}tests/e2e/pages/load.html?build=${build}&threads=${threads}`, `csp-no-eval-${wasm}`);
       expect(run.error).toBeUndefined();
       expect(run.problems).toEqual([]);
       expectSameAttention(run.result.page, expected);
@@ -100,7 +100,7 @@ describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
   });
 
   test('computes the same attention from a Vite production bundle', async () => {
-    const run = await browser.run(`${bundleServer.url}?simd=${Number(simd)}&threads=${threads}`, `bundle-${wasm}`);
+    const run = await browser.run(`${bundleServer.url}?build=${build}&threads=${threads}`, `bundle-${wasm}`);
     expect(run.error).toBeUndefined();
     expect(run.problems).toEqual([]);
     expectSameAttention(run.result.page, expected);
@@ -113,10 +113,10 @@ describe.each(BUILDS)('the %s build', (_, build, simd, threads, wasm) => {
 });
 
 test('where a Content-Security-Policy forbids blob: workers, the engine runs on one thread and says why', async () => {
-  const expected = await runCase(loadEngine, true, 2);
+  const expected = await runCase(loadEngine, undefined, 2);
   const strict = await startServer({ root: REPO, headers: { 'Content-Security-Policy': "worker-src 'self'" } });
   try {
-    const run = await browser.run(`${strict.url}tests/e2e/pages/load.html?simd=1&threads=2`, 'csp-no-blob-workers');
+    const run = await browser.run(`${strict.url}tests/e2e/pages/load.html?threads=2`, 'csp-no-blob-workers');
     expect(run.error).toBeUndefined();
     for (const where of ['page', 'worker']) {
       expect(run.result[where]).toMatchObject({ threads: 1, threadsError: expect.stringMatching(/could not start the threaded build's workers/) });
@@ -143,10 +143,10 @@ test('the default model runs in a page from the package\'s own files, as in Node
   expect(run.responses.map((r) => new URL(r.url).pathname)).toContain('/web/models/default/model.safetensors');
 });
 
-test('the Vite build emits the three WASM builds as hashed assets, byte for byte, without warnings', async () => {
+test('the Vite build emits the five WASM builds as hashed assets, byte for byte, without warnings', async () => {
   expect(buildLog).toBe('');
   const assets = await readdir(join(bundleDir, 'assets'));
-  for (const build of ['simd', 'scalar', 'simd-threads']) {
+  for (const build of ['relaxed', 'simd', 'scalar', 'relaxed-threads', 'simd-threads']) {
     const emitted = assets.filter((f) => new RegExp(`^multihead-${build}-[\\w-]{8}\\.wasm$`).test(f));
     expect(emitted).toHaveLength(1);
     const [bytes, original] = await Promise.all([

@@ -38,7 +38,7 @@ async function buildWithEsbuild(out) {
   await build({ entryPoints: [join(dir, 'src/main.js')], outdir: out, bundle: true, format: 'esm', logLevel: 'error',
     absWorkingDir: dir });
   const installed = join(dir, 'node_modules/multihead');
-  for (const build of ['simd', 'scalar']) await cp(join(installed, `dist/multihead-${build}.wasm`), join(out, `multihead-${build}.wasm`));
+  for (const build of ['relaxed', 'simd', 'scalar']) await cp(join(installed, `dist/multihead-${build}.wasm`), join(out, `multihead-${build}.wasm`));
   await mkdir(join(out, 'model'));
   await cp(join(installed, 'web/models/default'), join(out, 'model'), { recursive: true });
   const html = await readFile(join(dir, 'src/index.html'), 'utf8');
@@ -59,9 +59,9 @@ test.each([['Vite', () => server], ['esbuild', () => esbuildServer]])('%s builds
   const { cores } = result.result.threads;
   const fellBack = bundler === 'esbuild' && cores > 1;
   expect(result.result.threads).toEqual(fellBack
-    ? { got: 1, error: expect.stringMatching(/could not load .*multihead-simd-threads\.worker\.js: HTTP 404/), cores }
+    ? { got: 1, error: expect.stringMatching(/could not load .*multihead-relaxed-threads\.worker\.js: HTTP 404/), cores }
     : { got: cores, error: null, cores });
-  expect(result.problems).toEqual(fellBack ? [expect.stringMatching(/404 .*multihead-simd-threads\.worker\.js/)] : []);
+  expect(result.problems).toEqual(fellBack ? [expect.stringMatching(/404 .*multihead-relaxed-threads\.worker\.js/)] : []);
   engine.dispose();
 });
 

@@ -7,11 +7,11 @@ import '../pages/style.css';
 
 const root = document.getElementById('results');
 const params = new URLSearchParams(location.search);
-const simd = { 0: false, 1: true }[params.get('simd')];
+const build = params.get('build') ?? undefined;
 const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
 
 try {
-  const page = await runCase(loadEngine, simd, threads);
+  const page = await runCase(loadEngine, build, threads);
   showResult(root, 'Vite bundle', page);
   window.__result = { page };
   window.__done = true;

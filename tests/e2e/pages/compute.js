@@ -10,13 +10,18 @@ export function caseInput() {
   return Float32Array.from({ length: nTokens * dModel }, (_, i) => ((i * 37) % 17) / 4 - 2);
 }
 
+/** loadEngine's options for each build engine.build names; undefined lets the engine choose. */
+export function buildOptions(build) {
+  return { 'relaxed-simd': { relaxedSimd: true }, simd: { relaxedSimd: false }, scalar: { simd: false } }[build] ?? {};
+}
+
 /**
- * Loads the requested build (simd undefined = feature detection; threads undefined = one per
- * core where the page allows), runs CASE and returns plain numbers, which survive postMessage and
- * page.evaluate unchanged.
+ * Loads the requested build ('relaxed-simd', 'simd', 'scalar', or undefined for feature
+ * detection; threads undefined = one per core where the page allows), runs CASE and returns plain
+ * numbers, which survive postMessage and page.evaluate unchanged.
  */
-export async function runCase(loadEngine, simd, threads) {
-  const engine = await loadEngine({ simd, threads });
+export async function runCase(loadEngine, build, threads) {
+  const engine = await loadEngine({ ...buildOptions(build), threads });
   try {
     const { nTokens, ...config } = CASE;
     const trace = engine.createAttention(config).forward(caseInput(), nTokens);
@@ -36,8 +41,8 @@ function sum(values) {
 export const MODEL_SENTENCE = 'The cat sat on the mat because it was tired.';
 
 /** Runs the default model on `text`; returns plain numbers: tokens, ids, layer 0 head 0, hidden. */
-export async function runModel(loadEngine, text, simd) {
-  const engine = await loadEngine({ simd });
+export async function runModel(loadEngine, text, build) {
+  const engine = await loadEngine(buildOptions(build));
   try {
     const model = await engine.loadModel();
     const r = model.run(text);

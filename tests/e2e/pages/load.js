@@ -7,7 +7,7 @@ import { showError, showResult } from './show.js';
 
 const root = document.getElementById('results');
 const params = new URLSearchParams(location.search);
-const simd = { 0: false, 1: true }[params.get('simd')];
+const build = params.get('build') ?? undefined;
 const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
 
 /** Runs the case in a fresh module worker; resolves to { result, scope }. */
@@ -18,12 +18,12 @@ function runInWorker() {
     worker.onmessage = ({ data }) => (data.error ? finish(reject, new Error(`in the worker: ${data.error}`)) : finish(resolve, data));
     // A module worker that fails to import reports an ErrorEvent with no useful message.
     worker.onerror = (event) => finish(reject, new Error(`the worker failed: ${event.message || 'it could not load its modules'}`));
-    worker.postMessage({ simd, threads });
+    worker.postMessage({ build, threads });
   });
 }
 
 try {
-  const page = await runCase(loadEngine, simd, threads);
+  const page = await runCase(loadEngine, build, threads);
   showResult(root, 'main thread', page);
   const { result: worker, scope: workerScope } = await runInWorker();
   showResult(root, 'module worker', worker);

@@ -5,7 +5,7 @@ import { runCase } from './compute.js';
 
 self.onmessage = async ({ data }) => {
   try {
-    self.postMessage({ result: await runCase(loadEngine, data.simd, data.threads), scope: self.constructor.name });
+    self.postMessage({ result: await runCase(loadEngine, data.build, data.threads), scope: self.constructor.name });
   } catch (error) {
     self.postMessage({ error: String(error?.message ?? error) });
   }

@@ -1,11 +1,12 @@
 // tools/relaxed-simd.js, the rewrite of clang 14's prototype f32x4.fma (0xfd 0xaf 0x01) into the
 // final f32x4.relaxed_madd (0xfd 0x85 0x02): it walks instructions, so the same three bytes inside
 // a v128.const, an i32.const or a memory offset are left alone and only the opcode is rewritten;
-// an opcode it does not know stops it; and it reads every instruction of the engine's three
-// shipped modules (MVP, SIMD, atomics and bulk memory) without finding anything to rewrite.
+// an opcode it does not know stops it; and it reads every instruction of the engine's five
+// shipped modules (MVP, SIMD, relaxed SIMD, atomics and bulk memory): the relaxed ones hold
+// relaxed_madd and nothing left to rewrite, the others neither.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findPrototypeFma, rewriteRelaxedSimd } from '../../../tools/relaxed-simd.js';
+import { findPrototypeFma, RELAXED_MADD, rewriteRelaxedSimd, simdOpcodeOffsets } from '../../../tools/relaxed-simd.js';
 
 const DIST = fileURLToPath(new URL('../../../dist/', import.meta.url));
 const FMA = [0xfd, 0xaf, 0x01];
@@ -50,6 +51,15 @@ test('an opcode the walker does not know stops it, naming where', () => {
   expect(() => findPrototypeFma(Uint8Array.from([1, 2, 3, 4]))).toThrow(/not a WebAssembly module/);
 });
 
-test.each(['multihead-simd', 'multihead-simd-threads', 'multihead-scalar'])('every instruction of %s.wasm is read, and none is a prototype fma', (name) => {
-  expect(findPrototypeFma(new Uint8Array(readFileSync(`${DIST}${name}.wasm`)))).toEqual([]);
+test.each(['multihead-simd', 'multihead-simd-threads', 'multihead-scalar'])('every instruction of %s.wasm is read, and none is a prototype fma or a relaxed_madd', (name) => {
+  const bytes = new Uint8Array(readFileSync(`${DIST}${name}.wasm`));
+  expect(findPrototypeFma(bytes)).toEqual([]);
+  expect(simdOpcodeOffsets(bytes, RELAXED_MADD)).toEqual([]);
+});
+
+// Every kernel with a multiply-add has a relaxed twin: far more than the GEMM's 8 per tile.
+test.each(['multihead-relaxed', 'multihead-relaxed-threads'])('%s.wasm multiplies and adds with relaxed_madd, and holds no prototype fma', (name) => {
+  const bytes = new Uint8Array(readFileSync(`${DIST}${name}.wasm`));
+  expect(findPrototypeFma(bytes)).toEqual([]);
+  expect(simdOpcodeOffsets(bytes, RELAXED_MADD).length).toBeGreaterThan(100);
 });

@@ -15,13 +15,14 @@ const SOURCES = [undefined, { builtin: 'causal' }, ...['bert-plain', 'distilbert
 // Long enough that every step of the built-in models is split between threads.
 const TEXT = 'When Mary and John went to the store, John gave a drink to Mary because she was thirsty after the long walk home. ';
 
-let one, three;
+// The build loadEngine() picks (relaxed SIMD, as Jest runs), and the plain SIMD build's pair.
+let one, three, plainOne, plainThree;
 beforeAll(async () => {
-  [one, three] = await Promise.all([loadEngine({ threads: 1 }), loadEngine({ threads: 3 })]);
+  [one, three, plainOne, plainThree] = await Promise.all([loadEngine({ threads: 1 }), loadEngine({ threads: 3 }),
+    loadEngine({ threads: 1, relaxedSimd: false }), loadEngine({ threads: 3, relaxedSimd: false })]);
 });
 afterAll(() => {
-  one.dispose();
-  three.dispose();
+  for (const engine of [one, three, plainOne, plainThree]) engine.dispose();
 });
 
 function expectSameBits(a, b, what) {
@@ -48,7 +49,7 @@ test.each([0, -1, 1.5, 65, NaN, '2', null])('threads %p is refused with a messag
 });
 
 test('an unknown loadEngine option is refused by name', async () => {
-  await expect(loadEngine({ thread: 2 })).rejects.toThrow('loadEngine has no option thread; its options are simd and threads');
+  await expect(loadEngine({ thread: 2 })).rejects.toThrow('loadEngine has no option thread; its options are simd, relaxedSimd and threads');
 });
 
 test.each(SOURCES.map((s) => [s === undefined ? 'default' : s.builtin ?? s.split('/').pop(), s]))(
@@ -69,8 +70,10 @@ test.each(SOURCES.map((s) => [s === undefined ? 'default' : s.builtin ?? s.split
     b.dispose();
   });
 
-test('a BERT-base-sized layer gives the same bits at three threads as at one, with and without its trace', () => {
-  const [la, lb] = [one, three].map((e) => e.createAttention({ dModel: 768, numHeads: 12, seed: 5 }));
+test.each(['relaxed-simd', 'simd'])('the %s build: a BERT-base-sized layer gives the same bits at three threads as at one, with and without its trace', (build) => {
+  const engines = build === 'simd' ? [plainOne, plainThree] : [one, three];
+  expect(engines.map((e) => e.build)).toEqual([build, build]);
+  const [la, lb] = engines.map((e) => e.createAttention({ dModel: 768, numHeads: 12, seed: 5 }));
   for (const n of [7, 100, 300]) {
     const x = randomValues(n * 768, n);
     const ta = la.forward(x, n), tb = lb.forward(x, n);
@@ -110,7 +113,7 @@ test('Node exits after a threaded run whether or not the engine was disposed', a
     console.log(engine.threads, model.run('the threads sleep between passes').ids.length);
     ${dispose ? 'engine.dispose();' : ''}`;
   for (const dispose of [false, true]) {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script(dispose)], { timeout: 30000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script(dispose)], { timeout: 30000 });
     expect(stdout.trim()).toMatch(/^2 \d+$/);
   }
 });
