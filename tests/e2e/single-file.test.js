@@ -13,7 +13,8 @@ const PAGE = pathToFileURL(fileURLToPath(new URL('./pages/single-file.html', imp
 let browser, engine;
 
 beforeAll(async () => {
-  [browser, engine] = await Promise.all([launchBrowser(), loadEngine()]);
+  // The single-file build carries the plain SIMD build, not the relaxed one Chromium would get.
+  [browser, engine] = await Promise.all([launchBrowser(), loadEngine({ relaxedSimd: false })]);
 });
 
 afterAll(async () => {
@@ -57,6 +58,7 @@ test('one classic script from file:// draws <multihead-view> with either built-i
   expect(shown.title).toBe('Layer 2, head 1');
   expect(shown.tokens).toEqual(expected.tokens);
   expect(shown.global.tokens).toEqual(expected.tokens);
+  expect(shown.global.build).toBe('simd');
   const want = [...expected.attention(1, 0)];
   for (const weights of [shown.weights, shown.global.weights]) {
     expect(Math.max(...weights.map((w, i) => Math.abs(w - want[i])))).toBeLessThan(1e-6);

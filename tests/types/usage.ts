@@ -1,12 +1,14 @@
 // Compiled (not run) by `tsc -p tests/types`: the hand-written .d.ts files must describe the
 // package as the README uses it. A wrong or missing declaration fails the type check.
 import {
-  ROLES, averageHeads, deleteCachedModel, headRoles, listCachedModels, loadEngine, rollout, simdSupported, type AttentionTrace, type Engine,
+  ROLES, averageHeads, deleteCachedModel, headRoles, listCachedModels, loadEngine, relaxedSimdSupported, rollout, simdSupported, type AttentionTrace, type Engine,
   type HeadRole, measureHeadRoles,
 } from 'multihead';
 
-const engine: Engine = await loadEngine({ simd: simdSupported() });
-const build: 'simd' | 'scalar' = engine.build;
+const engine: Engine = await loadEngine({ simd: simdSupported(), relaxedSimd: relaxedSimdSupported() });
+const build: 'relaxed-simd' | 'simd' | 'scalar' = engine.build;
+// @ts-expect-error relaxedSimd is a boolean
+await loadEngine({ relaxedSimd: 'yes' });
 const threads: number = (await loadEngine({ threads: 2 })).threads + engine.threads;
 // @ts-expect-error threads is a number
 await loadEngine({ threads: '2' });

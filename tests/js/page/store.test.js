@@ -10,7 +10,7 @@ import { merged, result, session } from '../../../web/demo/session.js';
 import { linkState } from '../../../web/demo/url-sync.js';
 import { readUrlState, urlHash } from '../../../web/demo/url-state.js';
 
-const BERT = { numLayers: 4, numHeads: 4, dModel: 64, causal: false, hasLmHead: true, maxTokens: 128, simd: true, threads: 2, fallback: '' };
+const BERT = { numLayers: 4, numHeads: 4, dModel: 64, causal: false, hasLmHead: true, maxTokens: 128, build: 'relaxed-simd', threads: 2, fallback: '' };
 const GPT = { ...BERT, numLayers: 2, causal: true };
 
 /** A store as the page starts it, its worker ready with `info`, the sentence `sentence`. */

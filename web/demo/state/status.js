@@ -54,9 +54,11 @@ function wroteText(wrote) {
   return `Wrote ${wrote.count} token${wrote.count === 1 ? '' : 's'} (${why}): ${speed(wrote)}.`;
 }
 
-function modelReady({ numLayers, numHeads, dModel, simd, threads }) {
+const BUILD_NAMES = { 'relaxed-simd': 'relaxed SIMD', simd: 'SIMD', scalar: 'scalar' };
+
+function modelReady({ numLayers, numHeads, dModel, build, threads }) {
   return `Model ready: ${numLayers} layers × ${numHeads} heads, d_model ${dModel} ` +
-    `(${simd ? 'SIMD' : 'scalar'} WebAssembly, ${threads === 1 ? '1 thread' : `${threads} threads`}).`;
+    `(${BUILD_NAMES[build]} WebAssembly, ${threads === 1 ? '1 thread' : `${threads} threads`}).`;
 }
 
 function stopped({ reason, ms, limit, characters }) {

@@ -87,7 +87,7 @@ async function start({ source, hubUrl, revision }) {
 function info(model) {
   const { architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim, maxTokens, vocabSize, specialTokens } = model;
   return {
-    simd: state.engine.simd, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
+    build: state.engine.build, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
     ...attentionShape(model), maxTokens, vocabSize,
     maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null,
     chat: model.chatTemplate !== null, fallback: state.fallback,

@@ -8,6 +8,14 @@ export interface EngineOptions {
    */
   simd?: boolean;
   /**
+   * Within SIMD, whether to load the relaxed-SIMD build, whose multiply-adds may be fused
+   * (f32x4.relaxed_madd). Omitted: where the JavaScript engine runs relaxed SIMD (Chromium-based
+   * browsers; Node 20 with --experimental-wasm-relaxed-simd), except in the single-file build.
+   * `false` forces the plain SIMD build; `true` fails where relaxed SIMD is missing. Results
+   * differ from the plain build's by rounding only (see the README).
+   */
+  relaxedSimd?: boolean;
+  /**
    * How many threads a pass may use, 1 to 64; default one per core. The engine runs on one
    * thread where it cannot have more: in a browser page that is not cross-origin isolated (COOP
    * `same-origin` and COEP `require-corp` or `credentialless`), in the single-file build, and with
@@ -115,10 +123,10 @@ export function loadEngine(options?: EngineOptions): Promise<Engine>;
 
 export class Engine {
   private constructor();
-  /** True for the SIMD build. */
+  /** True for the two SIMD builds. */
   readonly simd: boolean;
-  /** 'simd' or 'scalar': the build this engine runs. */
-  readonly build: 'simd' | 'scalar';
+  /** 'relaxed-simd', 'simd' or 'scalar': the build this engine runs. */
+  readonly build: 'relaxed-simd' | 'simd' | 'scalar';
   /** The threads a pass uses, the calling one included: 1 unless the threaded build loaded. */
   readonly threads: number;
   /** Why the threaded build could not load, where loadEngine fell back to one thread for that reason; otherwise null. */
