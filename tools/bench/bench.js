@@ -1,15 +1,17 @@
 // `npm run bench`: one multi-head attention forward pass that also returns every head's weights,
-// timed for our SIMD and scalar builds, the Eigen baseline built from our sources, and two peers
+// timed for our SIMD, relaxed-SIMD and scalar builds, the Eigen baseline built from our sources, and two peers
 // (onnxruntime-web and tfjs-backend-wasm, one thread each), over four shapes. Engines take turns
 // round by round, so a slow spell on this shared machine hits them all alike; medians are
 // reported, with GFLOP/s and the share of a SIMD peak measured in the same run. Then the WASM
 // heap during the largest forward pass, and the default model end to end. Prints a table and
-// writes build/bench/results.json. Timings are only comparable within one run. Then the whole
+// writes build/bench/results.json. Timings are only comparable within one run. Then the GEMM
+// kernels of both SIMD builds against the mul+add and relaxed_madd ceilings (gemm.js). Then the whole
 // models (whole-model.js): BERT-base and GPT-2 against onnxruntime-web, at one thread and at all.
 // Then BF16 weights against F32 on a SmolLM2-135M-shaped model (bf16.js), writing token by
 // token over the KV cache (decode.js), and the page in Chromium with SmolLM2- and Qwen2.5-shaped
 // models (page.js).
-// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… model` only the whole models,
+// Node runs it with --experimental-wasm-relaxed-simd (npm run bench does), for the relaxed build.
+// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… gemm` only the GEMM kernels, `… model` only the whole models,
 // `… bf16` only the BF16 comparison, `… decode` only the decoding, `… page` only the page.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { measureSimdPeak } from './peak.js';
 import { createOrtAttention, createTfjsAttention } from './peers.js';
 import { benchBf16, reportBf16 } from './bf16.js';
 import { benchDecode, reportDecode } from './decode.js';
+import { benchGemm, reportGemm } from './gemm.js';
 import { benchPage, reportPage } from './page.js';
 import { benchWholeModel, reportWholeModel } from './whole-model.js';
 
@@ -100,6 +103,7 @@ async function benchShape(shape, engines) {
   const x = randomValues(n * d, 7, 1);
   const contestants = [
     ours('multihead simd', engines.simd, shape, weights),
+    ours('multihead relaxed', engines.relaxed, shape, weights),
     ours('multihead, copied', engines.simd, shape, weights, true),
     ours('multihead scalar', engines.scalar, shape, weights),
     ours('eigen baseline', engines.eigen, shape, weights),
@@ -176,11 +180,12 @@ function machine() {
   return { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: cpus.length, cpu: cpus[0]?.model ?? 'unknown' };
 }
 
-function report({ peak, shapes, heap, model, host }) {
+function report({ peak, relaxedPeak, shapes, heap, model, host }) {
   const lines = [];
   const pad = (v, w) => String(v).padStart(w);
   lines.push(`multihead bench: ${host.cpu}, ${host.cpus} CPUs, Node ${host.node} (${host.platform})`);
-  lines.push(`WASM SIMD peak (12 independent f32x4 mul+add chains): ${peak.toFixed(1)} GFLOP/s`);
+  lines.push(`WASM SIMD peak (12 independent f32x4 mul+add chains): ${peak.toFixed(1)} GFLOP/s; ` +
+    `relaxed SIMD's (12 chains of relaxed_madd): ${relaxedPeak.toFixed(1)} GFLOP/s. "% peak" is of the first.`);
   lines.push('One forward pass returning every head\'s weights, single thread, fp32; ratio = multihead simd time / engine time,');
   lines.push('the median over rounds of the ratio within each round.');
   lines.push('multihead returns views of its trace; "multihead, copied" and the peers return fresh arrays.');
@@ -236,8 +241,12 @@ async function singleLayer(names) {
   const { default: createEigen } = await import(`${ROOT}build/wasm-eigen/multihead-eigen.mjs`);
   const heap = await heapAtS4(); // first, in a fresh engine, before anything else grows memory
   // One thread, as the peers here: the whole-model part compares threads.
-  const engines = { simd: await loadEngine({ threads: 1 }), scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), 'eigen') };
+  const engines = {
+    simd: await loadEngine({ threads: 1, relaxedSimd: false }), relaxed: await loadEngine({ threads: 1, relaxedSimd: true }),
+    scalar: await loadEngine({ simd: false }), eigen: new Engine(await createEigen(), 'eigen'),
+  };
   const peak = await measureSimdPeak();
+  const relaxedPeak = await measureSimdPeak({ relaxed: true });
   const shapes = [];
   for (const shape of SHAPES.filter((s) => names.length === 0 || names.includes(s.name))) {
     process.stderr.write(`bench: ${shape.name}…\n`);
@@ -245,20 +254,24 @@ async function singleLayer(names) {
   }
   const model = await modelEndToEnd(engines.simd);
   Object.values(engines).forEach((e) => e.dispose());
-  return { peakGflops: peak, shapes, heap, model, targets: targets(shapes, heap) };
+  return { peakGflops: peak, relaxedPeakGflops: relaxedPeak, shapes, heap, model, targets: targets(shapes, heap) };
 }
 
 async function main() {
   const names = process.argv.slice(2);
-  const parts = ['model', 'bf16', 'decode', 'page'];
+  const parts = ['gemm', 'model', 'bf16', 'decode', 'page'];
   const unknown = names.filter((n) => !parts.includes(n) && !SHAPES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, model, bf16, decode or page`);
+  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, gemm, model, bf16, decode or page`);
   const shapeNames = names.filter((n) => !parts.includes(n));
   const host = machine();
   const results = { date: new Date().toISOString(), host };
   if (names.length === 0 || shapeNames.length > 0) {
     Object.assign(results, await singleLayer(shapeNames));
-    console.log(report({ peak: results.peakGflops, ...results, host }));
+    console.log(report({ peak: results.peakGflops, relaxedPeak: results.relaxedPeakGflops, ...results, host }));
+  }
+  if (names.length === 0 || names.includes('gemm')) {
+    results.gemm = await benchGemm();
+    console.log(`\n${reportGemm(results.gemm)}`);
   }
   if (names.length === 0 || names.includes('model')) {
     execFileSync(process.execPath, [`${ROOT}tools/build.js`, 'wasm'], { stdio: ['ignore', 'ignore', 'inherit'] });

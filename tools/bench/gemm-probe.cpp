@@ -4,6 +4,8 @@
 // calls for about 0.1 s per kernel. Prints one JSON object: per shape the median GFLOP/s of each
 // and the median of the per-round ratios bf16/f32 (of GFLOP/s), and the same for a whole layer's
 // seven GEMMs at each token count. Built by `node tools/build.js gemm-probe` into build/wasm.
+// `gemm-probe.js bert` instead times the F32 GEMM alone on BERT-base's shapes (width 768, MLP 3072)
+// at 128 and 512 tokens: per shape its median GFLOP/s, and a layer's six GEMMs together.
 // `gemm-probe.js stream BYTES` instead times reading BYTES of WASM memory once (a SIMD sum over a
 // buffer that size, the median of 7 after one untimed pass): the floor under a decode step, which
 // reads every weight once. Prints { "bytes", "ms" }.
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -78,8 +81,46 @@ int stream(double bytes) {
   return 0;
 }
 
+// BERT-base's GEMMs: Q, K, V and the output (each 768 × 768), the MLP's two.
+constexpr Shape kBertLayer[] = {{"768x768 (q, k, v, o)", 768, 768}, {"3072x768 (MLP in)", 3072, 768}, {"768x3072 (MLP out)", 768, 3072}};
+constexpr int kBertCount[] = {4, 1, 1};  // how many of each a layer has
+
+int bert() {
+  const kernels::KernelSet& set = kernels::active_kernels();
+  std::printf("{\"kernels\":\"%s\",\"shapes\":[", set.name);
+  bool first = true;
+  for (size_t m : {128, 512}) {
+    double layer_flops = 0, layer_ms = 0;
+    for (size_t s = 0; s < std::size(kBertLayer); ++s) {
+      const Shape& shape = kBertLayer[s];
+      Operands o(m, shape.n, shape.k);
+      std::vector<float> c(m * shape.n);
+      const double flops = 2.0 * m * shape.n * shape.k;
+      const int calls = std::max(1, int(4e9 / flops));
+      auto f32 = [&] {
+        set.gemm(m, shape.n, shape.k, o.a.data(), shape.k, o.packed.data(), kernels::panel_stride(shape.k), nullptr, c.data(), shape.n);
+      };
+      f32();  // warm-up
+      std::vector<double> times(kRounds);
+      for (int r = 0; r < kRounds; ++r) {
+        const double start = emscripten_get_now();
+        for (int i = 0; i < calls; ++i) f32();
+        times[r] = (emscripten_get_now() - start) / calls;
+      }
+      const double ms = median(times);
+      layer_flops += kBertCount[s] * flops, layer_ms += kBertCount[s] * ms;
+      std::printf("%s{\"m\":%zu,\"what\":\"%s\",\"gflops\":%.2f}", first ? "" : ",", m, shape.what, flops / ms / 1e6);
+      first = false;
+    }
+    std::printf(",{\"m\":%zu,\"what\":\"layer\",\"gflops\":%.2f}", m, layer_flops / layer_ms / 1e6);
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "stream") return stream(std::stod(argv[2]));
+  if (argc == 2 && std::string(argv[1]) == "bert") return bert();
   const kernels::KernelSet& set = kernels::active_kernels();
   std::printf("{\"kernels\":\"%s\",\"shapes\":[", set.name);
   bool first = true;
