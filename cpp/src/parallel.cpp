@@ -15,6 +15,11 @@
 namespace multihead {
 namespace {
 
+// parallel_ranges makes up to this many ranges per thread, which take them as they come free: a
+// worker that wakes late, or runs while another process has its core, then leaves ranges to the
+// others instead of holding up the loop with a fixed half of it.
+constexpr size_t kRangesPerThread = 4;
+
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 constexpr bool kThreadsAvailable = false;  // a WASM build without -pthread cannot start a thread
 #else
@@ -137,7 +142,8 @@ void parallel_for(size_t count, size_t work, const Task& task) {
 }
 
 void parallel_ranges(size_t count, size_t grain, const std::function<void(size_t, size_t)>& body) {
-  const size_t parts = std::max<size_t>(1, std::min(size_t(thread_count()), count / std::max<size_t>(1, grain)));
+  const size_t parts =
+      std::max<size_t>(1, std::min(kRangesPerThread * size_t(thread_count()), count / std::max<size_t>(1, grain)));
   parallel_for(parts, kParallelWork, [&](size_t part, size_t) {
     const size_t begin = count * part / parts, end = count * (part + 1) / parts;
     if (begin < end) body(begin, end);

@@ -37,8 +37,8 @@ constexpr size_t kParallelWork = size_t{1} << 18;
 // exception of the lowest i is rethrown, so an error names the same step whatever the thread count.
 void parallel_for(size_t count, size_t work, const std::function<void(size_t i, size_t thread)>& task);
 
-// Splits [0, count) into at most thread_count() contiguous ranges and runs body(begin, end) on
-// each; `grain` is the smallest range worth a thread of its own.
+// Splits [0, count) into contiguous ranges, a few per thread, and runs body(begin, end) on each,
+// spread over the threads; `grain` is the smallest range worth a task of its own.
 void parallel_ranges(size_t count, size_t grain, const std::function<void(size_t begin, size_t end)>& body);
 
 // Splits `n` columns into ranges of whole kernels::kPanelWidth-wide panels, at least `grain` panels
