@@ -69,12 +69,12 @@ class TextTokenizer {
     return this.#tokenizer.decode([id]);
   }
 
-  /** Whether `id` is one of tokenizer.json's special added tokens. */
   /** The text of `ids` together, special tokens included. */
   decode(ids) {
     return this.#tokenizer.decode(Array.from(ids));
   }
 
+  /** Whether `id` is one of tokenizer.json's special added tokens. */
   isSpecial(id) {
     return this.#special.has(id);
   }
