@@ -7,6 +7,7 @@
 import { jest } from '@jest/globals';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { loadEngine } from '../../../web/src/index.js';
+import { truncationNote } from '../../../web/src/views/view-data.js';
 
 let engine, bert, causal;
 beforeAll(async () => {
@@ -54,6 +55,12 @@ test('a long prompt read in part is refused after a continuation, and before a w
   const n = causal.maxTokens;
   expect(() => causal.run(paste, { continuation: [5] })).toThrow(new RegExp(`^the prompt's at least \\d+ tokens and the continuation's 1 are at least \\d+, more than ${n}$`));
   expect(() => causal.generate(paste)).toThrow(`the prompt has more than the model's ${n} tokens: shorten it to write after it`);
+});
+
+test('the note on a cut paste says what is shown, and no count of tokens it does not know', () => {
+  const r = bert.run('🐈 '.repeat(1e6));
+  expect(truncationNote({ ...r, closing: true })).toBe('This text is longer than the model\'s 64 tokens: only the first 63 and the closing [SEP] are shown.');
+  expect(truncationNote({ tokens: r.tokens.slice(0, 3), closing: false }, true)).toBe('This text is longer than the 3 tokens this page runs at once: only the first 3 are shown.');
 });
 
 test('model.tokenize() still reads the whole text, and counts every token', () => {
