@@ -79,8 +79,8 @@ describe.each(TOKENIZERS)('%s', (name, make) => {
   test('a long text read in part gives the whole text\'s first tokens, then its closing ones', () => {
     const rng = generator(SEED);
     let parts = 0;
-    for (let c = 0; c < 12; c++) {
-      const text = longText(rng, 300 + rng.int(600));
+    for (let c = 0; c < 8; c++) {
+      const text = longText(rng, 300 + rng.int(500));
       const atLeast = 5 + rng.int(60);
       const part = tokenizer.encode(text, { atLeast });
       const whole = tokenizer.encode(text);
@@ -94,15 +94,15 @@ describe.each(TOKENIZERS)('%s', (name, make) => {
       expect({ where, atLeast: n >= atLeast, first: entries(part, 0, n - closing), last: entries(part, n - closing, n) })
         .toEqual({ where, atLeast: true, first: entries(whole, 0, n - closing), last: entries(whole, total - closing, total) });
     }
-    expect(parts).toBeGreaterThan(6); // most texts were long enough to be read in part
+    expect(parts).toBeGreaterThan(4); // most texts were long enough to be read in part
   });
 
   test('at every place a text can be cut, no token of the whole text but an unknown one lies across it, and the prefix\'s tokens but its last are the whole text\'s', () => {
     const rng = generator(SEED + 1);
     const cuts = new Cuts(new Tokenizer(json, json.model.type === 'WordLevel' ? { unk_token: json.model.unk_token } : {}), json);
     let places = 0;
-    for (let c = 0; c < 5; c++) {
-      const text = longText(rng, 120);
+    for (let c = 0; c < 3; c++) {
+      const text = longText(rng, 100);
       const whole = tokenizer.encode(text);
       for (let at = cuts.after(text, 1); at < text.length; at = cuts.after(text, at + 1)) {
         const part = tokenizer.encode(text.slice(0, at));
@@ -114,6 +114,6 @@ describe.each(TOKENIZERS)('%s', (name, make) => {
         expect({ where, across, tokens: entries(part, 0, kept) }).toEqual({ where, across: [], tokens: entries(whole, 0, kept) });
       }
     }
-    expect(places).toBeGreaterThan(20);
+    expect(places).toBeGreaterThan(10);
   });
 });
