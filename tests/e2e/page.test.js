@@ -316,8 +316,8 @@ test('bad input: empty text, text over the limit, HTML, emoji and non-Latin text
   await page.fill('#sentence', long);
   await waitForTokens(page, truncated.tokens);
   await expect(page.locator('#notice').isVisible()).resolves.toBe(true);
-  await expect(page.locator('#notice').textContent()).resolves.toBe(`This text has ${truncated.totalTokens} tokens, more than the ` +
-    `model's ${model.maxTokens}: only the first ${model.maxTokens - 1} and the closing [SEP] are shown.`);
+  await expect(page.locator('#notice').textContent()).resolves.toBe(`This text is longer than the model's ${model.maxTokens} tokens: ` +
+    `only the first ${model.maxTokens - 1} and the closing [SEP] are shown.`);
   await screenshot(page, 'page-truncated');
 
   const html = '<img src=x onerror="window.__pwned=1">';

@@ -446,3 +446,13 @@ test('Write\'s options and the written ids go into the link and come back; value
   // A sentence too long for a link cannot keep what was written after it.
   expect(urlHash({ ...linkState(page().state), sentence: 'a'.repeat(3000), written: [1] })).not.toContain('out=');
 });
+
+test('a long paste gets a short inputs key, and a letter changed anywhere in it another: the key holds the text\'s length and hashes, not the text', () => {
+  const text = 'The cat sat on the mat. '.repeat(2000); // a 10 MB one took 0.1 s a key when the key held the text
+  const store = page({ sentence: text });
+  const key = inputsKey(store.state);
+  expect(key.length).toBeLessThan(100);
+  expect(inputsKey(page({ sentence: `${text.slice(0, 2e4)}X${text.slice(2e4 + 1)}` }).state)).not.toBe(key);
+  expect(inputsKey(page({ sentence: text.slice(1) }).state)).not.toBe(key);
+  expect(needed(store.state).text).toBe(text); // the worker still gets the whole text
+});

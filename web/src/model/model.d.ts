@@ -65,7 +65,9 @@ export class Model {
   readonly disposed: boolean;
   /**
    * Tokenizes `prompt` and runs every layer. Longer text is truncated to maxTokens (keeping the
-   * closing special token, when the tokenizer has one); the result says so. Empty or
+   * closing special token, when the tokenizer has one); the result says so. A long text is
+   * tokenized only up to a place past the tokens kept where cutting it changes none of them, so a
+   * 10 MB paste costs about what a page of text does, and totalTokens is then a lower bound. Empty or
    * whitespace-only text throws a RangeError. A `{ messages }` prompt is rendered as generate()
    * renders it. With `options.continuation`, those token ids follow the prompt's: a writing's
    * output run again gives the writing's result.
@@ -81,7 +83,11 @@ export class Model {
    * render, or a bad option.
    */
   generate(prompt: string | { messages: ChatMessage[] }, options?: GenerateOptions): Writing;
-  /** The tokenizer alone: the ids and token labels run() would get for `text`, before truncation. */
+  /**
+   * The tokenizer alone: the ids and token labels run() would get for `text`, before truncation.
+   * It reads the whole text, so its cost grows with the text's length, where run() reads a long
+   * text only as far as it keeps; ids.length is the whole text's count of tokens.
+   */
   tokenize(text: string): { ids: Int32Array; tokens: string[] };
   /**
    * One vocabulary entry: its text as the tokenizer writes it alone (" cat" for GPT-2's "Ġcat"),
@@ -227,9 +233,13 @@ export class ModelResult {
   readonly ids: Int32Array;
   /** True where the text is not in the vocabulary (the token's id is the unknown token's, [UNK]). */
   readonly unknown: boolean[];
-  /** True when the text had more tokens than the model's positions. */
+  /** True when the text had more tokens than the model's positions (or run()'s maxTokens). */
   readonly truncated: boolean;
-  /** How many tokens the whole text has; tokens.length when not truncated. */
+  /**
+   * tokens.length when not truncated. When truncated, at least tokens.length + 1: a long text is
+   * tokenized only in part (run()), and this counts the tokens read, the whole text's when it was
+   * short enough to be read whole. Model.tokenize(text).ids.length counts every token.
+   */
   readonly totalTokens: number;
   readonly numLayers: number;
   readonly numHeads: number;

@@ -82,7 +82,8 @@ export class Model {
   /**
    * Tokenizes `prompt` and runs the model. `prompt` is text, or { messages: [{ role, content }, …] }
    * for a model with a chat template (rendered as generate() renders it). Text longer than the
-   * model's positions is truncated (the result says so); empty text is an error.
+   * model's positions is truncated (the result says so; its totalTokens is then a lower bound, as
+   * a long text is tokenized only as far as the tokens kept); empty text is an error.
    * `options.ablate` lists heads to switch off, [{ layer, head }], each one's output replaced
    * before its layer's output projection as `options.ablation` says: 'zero' (the default; Hugging
    * Face's head_mask) or 'mean' (its mean over the sentence's positions). `options.maxTokens`
@@ -94,11 +95,14 @@ export class Model {
   run(prompt, options = {}) {
     this.#native.get(); // throws if disposed
     const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
-    const encoded = this.#encodePrompt(prompt);
+    // Past one token more than fits, the prompt is read only as far as it must be: `total` is
+    // then a lower bound, more than maxTokens, and the tokens kept are the whole text's.
+    const encoded = this.#encodePrompt(prompt, maxTokens + 1 - continuation.length);
     const total = encoded.ids.length + continuation.length;
     if (continuation.length) {
       if (total > maxTokens) {
-        throw new RangeError(`the prompt's ${encoded.ids.length} tokens and the continuation's ${continuation.length} are ${total}, more than ${maxTokens}`);
+        const atLeast = encoded.complete ? '' : 'at least ';
+        throw new RangeError(`the prompt's ${atLeast}${encoded.ids.length} tokens and the continuation's ${continuation.length} are ${atLeast}${total}, more than ${maxTokens}`);
       }
       const ids = [...encoded.ids, ...continuation];
       const texts = continuation.map((id) => this.#tokenizer.tokenText(id));
@@ -117,15 +121,16 @@ export class Model {
   // The tokens of run()'s and generate()'s prompt: text with the tokenizer's special tokens, or a
   // chat rendered by the model's template, whose text already holds the special tokens it writes
   // (a Llama 3 or Gemma template starts with the BOS), so it is tokenized without the tokenizer's own.
-  #encodePrompt(prompt) {
+  // A prompt of `atLeast` tokens or more may be read in part (tokenizer.js: `complete` is then false).
+  #encodePrompt(prompt, atLeast) {
     const chat = prompt !== null && typeof prompt === 'object' && 'messages' in prompt;
     if (typeof prompt !== 'string' && !chat) {
       throw new TypeError(`the prompt must be text (a string) or { messages: [{ role, content }, …] }, got ${describe(prompt)}`);
     }
     const text = chat ? renderChat(this.#chat, prompt.messages) : prompt;
     if (text.trim() === '') throw new RangeError(`${chat ? 'the rendered chat' : 'the prompt'} is empty: type at least one word`);
-    const { ids, tokens, unknown, spans } = this.#tokenizer.encode(text, { addSpecialTokens: !chat });
-    return { ids, tokens, unknown, spans };
+    const { ids, tokens, unknown, spans, complete } = this.#tokenizer.encode(text, { addSpecialTokens: !chat, atLeast });
+    return { ids, tokens, unknown, spans, complete };
   }
 
   // The run of tokens { ids, tokens, unknown, spans } cut from `total`, with the heads `switched` off
@@ -189,9 +194,10 @@ export class Model {
     const checked = checkGenerateOptions(options, this.vocabSize);
     const switched = checkAblation(checked.ablate, checked.ablation, this.numLayers, this.numHeads);
     const { codes, ablated, ablation } = switched;
-    const prompted = this.#encodePrompt(prompt);
+    const prompted = this.#encodePrompt(prompt, this.maxTokens + 1);
     if (prompted.ids.length > this.maxTokens) {
-      throw new RangeError(`the prompt has ${prompted.ids.length} tokens, more than the model's ${this.maxTokens}: shorten it to write after it`);
+      const count = prompted.complete ? `${prompted.ids.length} tokens, more than the model's ${this.maxTokens}` : `more than the model's ${this.maxTokens} tokens`;
+      throw new RangeError(`the prompt has ${count}: shorten it to write after it`);
     }
     this.#checkEmbeddable(prompted.ids, prompted.tokens);
     const source = this.#source(codes);
@@ -207,7 +213,11 @@ export class Model {
     return writing;
   }
 
-  /** The tokenizer alone: `text`'s { ids, tokens } as run() would get them, before truncation. */
+  /**
+   * The tokenizer alone: `text`'s { ids, tokens } as run() would get them, before truncation. It
+   * reads the whole text, so it costs what the text is long (run() reads a long text only as far
+   * as it keeps).
+   */
   tokenize(text) {
     this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
@@ -268,7 +278,7 @@ export class ModelResult {
     this.ids = ids;
     this.unknown = unknown;
     this.truncated = totalTokens > ids.length;
-    this.totalTokens = totalTokens;
+    this.totalTokens = totalTokens; // a lower bound when truncated: a long text is read only in part
     this.numLayers = model.numLayers;
     this.numHeads = model.numHeads;
     this.layers = model.numLayers; // the counts' names before numLayers and numHeads, kept for code written then

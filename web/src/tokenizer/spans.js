@@ -258,6 +258,9 @@ function replaced(piece, pattern, content, expected) {
  * each cluster (a character and its combining marks, or a Hangul syllable's jamo) must rejoin to
  * `expected`, or at least give as many units (lowercasing Σ depends on the next letter, not its
  * length); failing both, clusters are merged until their output lines up with `expected`.
+ * A cluster the step leaves as it was keeps its characters' own spans, as a piece the step leaves
+ * whole does: so a cluster's spans do not depend on the rest of the piece, and the start of a
+ * long text gets the spans the whole text gives it (cut.js).
  */
 function byClusters(piece, expected, step) {
   if (expected === piece.text) return piece;
@@ -268,7 +271,7 @@ function byClusters(piece, expected, step) {
     return assemble(units.map(([a, b], k) => {
       const part = expected.slice(at, at + outputs[k].length);
       at += outputs[k].length;
-      return [part, union(piece, a, b)];
+      return part === piece.text.slice(a, b) ? [piece, a, b] : [part, union(piece, a, b)];
     }));
   }
   const parts = [];
@@ -276,9 +279,10 @@ function byClusters(piece, expected, step) {
   while (k < units.length) {
     let matched = false;
     for (let m = k; m < units.length && m < k + 32; m++) {
-      const out = step(piece.text.slice(units[k][0], units[m][1]));
+      const text = piece.text.slice(units[k][0], units[m][1]);
+      const out = step(text);
       if (expected.startsWith(out, at)) {
-        parts.push([out, union(piece, units[k][0], units[m][1])]);
+        parts.push(out === text ? [piece, units[k][0], units[m][1]] : [out, union(piece, units[k][0], units[m][1])]);
         at += out.length;
         k = m + 1;
         matched = true;

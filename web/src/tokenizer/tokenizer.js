@@ -9,11 +9,20 @@
 // (checks.js), its regexes are refused if they can hang the page (regex.js),
 // and its ids are checked against the model's vocabulary size once config.json is read.
 //
+// A run keeps only the model's length of tokens, so encode() can be asked for the first tokens of
+// a text: it then reads the text only up to a cut (cut.js) past which the tokens it keeps cannot
+// change, doubling that prefix until it holds enough of them. A 10 MB paste costs what is read.
+//
 // The tokenizer library is imported when the first model loads, not with the package: code that
 // only uses attention layers never needs it (nor, unbundled in a browser, an import map for it).
 import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './checks.js';
+import { Cuts, MARGIN } from './cut.js';
 import { currentLayout } from './layout.js';
 import { TokenSpans } from './spans.js';
+
+// A prefix starts at PREFIX_CHARS characters a token asked for, and doubles until it holds them
+// beside the MARGIN of its last tokens, which a cut may change (fused unknowns…) and are not kept.
+const PREFIX_CHARS = 8;
 
 /** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
 export async function loadTokenizer(file) {
@@ -29,6 +38,8 @@ class TextTokenizer {
   #unkId;
   #largest;
   #special; // ids of the added tokens marked special ([CLS], <|endoftext|>, [UNK]…)
+  #cuts;
+  #closings; // how many tokens the post-processor puts after a text: [without, with] special tokens
   maskToken; // { id, content } of the mask token ([MASK], <mask>), or null
   closingToken; // { id, content } of the token the post-processor ends a text with ([SEP], </s>), or null
 
@@ -47,6 +58,8 @@ class TextTokenizer {
     const special = (tokenizerJson.added_tokens ?? []).filter((t) => t.special === true);
     this.#special = new Set(special.map((t) => t.id));
     this.#spans = new TokenSpans(this.#tokenizer, tokenizerJson);
+    this.#cuts = new Cuts(this.#tokenizer, tokenizerJson);
+    this.#closings = [false, true].map((add) => closingCount(this.#tokenizer.post_processor, add));
     // tokenizer.json gives no token a role (tokenizer_config.json does, and multihead does not read
     // it): the mask token is the special token spelled "mask" inside brackets, as every masked LM
     // on the Hub spells it ([MASK], <mask>); the closing token is the special token the
@@ -69,23 +82,43 @@ class TextTokenizer {
     return this.#tokenizer.decode([id]);
   }
 
-  /** Whether `id` is one of tokenizer.json's special added tokens. */
   /** The text of `ids` together, special tokens included. */
   decode(ids) {
     return this.#tokenizer.decode(Array.from(ids));
   }
 
+  /** Whether `id` is one of tokenizer.json's special added tokens. */
   isSpecial(id) {
     return this.#special.has(id);
   }
 
   /**
-   * { ids, tokens, unknown, spans }: the library's ids; tokens as labels, each the slice of `text`
-   * at its span, or the token's own text where it has none (the post-processor's [CLS], [SEP]…);
-   * unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null. Without
-   * addSpecialTokens the post-processor adds none (a chat template's text already holds them).
+   * { ids, tokens, unknown, spans, complete }: the library's ids; tokens as labels, each the slice
+   * of `text` at its span, or the token's own text where it has none (the post-processor's [CLS],
+   * [SEP]…); unknown marks the unknown token's id; spans[i] is [start, end) in `text`, or null.
+   * Without addSpecialTokens the post-processor adds none (a chat template's text already holds
+   * them). With `atLeast`, a text with more tokens may be read only in part: the answer then holds
+   * at least that many, the whole text's first ones followed by its closing ones ([SEP]), and
+   * `complete` is false.
    */
-  encode(text, { addSpecialTokens = true } = {}) {
+  encode(text, { addSpecialTokens = true, atLeast = Infinity } = {}) {
+    atLeast = Math.max(1, atLeast);
+    for (let length = PREFIX_CHARS * atLeast; length < text.length; length *= 2) {
+      const cut = this.#cuts.after(text, length);
+      if (cut >= text.length) break;
+      const start = this.#encodeWhole(text.slice(0, cut), addSpecialTokens);
+      const kept = start.ids.length - MARGIN;
+      if (kept >= atLeast) {
+        const closing = this.#closings[addSpecialTokens ? 1 : 0];
+        const pick = (list) => [...list.slice(0, kept - closing), ...list.slice(list.length - closing)];
+        return { ids: pick(start.ids), tokens: pick(start.tokens), unknown: pick(start.unknown), spans: pick(start.spans), complete: false };
+      }
+      length = cut;
+    }
+    return { ...this.#encodeWhole(text, addSpecialTokens), complete: true };
+  }
+
+  #encodeWhole(text, addSpecialTokens) {
     const { ids, tokens } = this.#tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
     const spans = this.#spans.spans(text, tokens) ?? tokens.map(() => null);
     return {
@@ -95,4 +128,12 @@ class TextTokenizer {
       spans,
     };
   }
+}
+
+/** How many tokens the library's `processor` puts after a text (as spans.js runs it, on a marker). */
+function closingCount(processor, addSpecialTokens) {
+  if (processor === null) return 0;
+  const marker = {};
+  const tokens = processor([marker], null, addSpecialTokens).tokens;
+  return tokens.length - 1 - tokens.indexOf(marker);
 }

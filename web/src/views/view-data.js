@@ -211,14 +211,15 @@ export function sharedText(kvHeads, head) {
 }
 
 /**
- * What a truncated result ({ tokens, totalTokens, closing }) shows, as a note above the view: a
- * run whose tokenizer ends texts with a closing token ([SEP], </s>; `closing` true) keeps it, a
- * text without one simply stops. `capped`: the limit was the page's (it runs at most 1024 tokens of a
- * model that takes more), not the model's.
+ * What a truncated result ({ tokens, closing }) shows, as a note above the view: a run whose
+ * tokenizer ends texts with a closing token ([SEP], </s>; `closing` true) keeps it, a text without
+ * one simply stops. `capped`: the limit was the page's (it runs at most 1024 tokens of a model that
+ * takes more), not the model's. It gives no count of the text's tokens: a long text is tokenized
+ * only as far as the run keeps (its totalTokens is a lower bound).
  */
-export function truncationNote({ tokens, totalTokens, closing }, capped = false) {
+export function truncationNote({ tokens, closing }, capped = false) {
   const n = tokens.length;
   const kept = closing ? `${n - 1} and the closing ${tokens[n - 1]}` : `${n}`;
-  const limit = capped ? `the ${n} this page runs at once` : `the model's ${n}`;
-  return `This text has ${totalTokens} tokens, more than ${limit}: only the first ${kept} are shown.`;
+  const limit = capped ? `the ${n} tokens this page runs at once` : `the model's ${n} tokens`;
+  return `This text is longer than ${limit}: only the first ${kept} are shown.`;
 }
