@@ -2,9 +2,11 @@
 // and ids, results that differ by rounding only (its multiply-adds may be fused, one rounding
 // where the plain build has two). The largest differences it prints are the README's figures.
 // Both are checked against PyTorch and float64 by the other suites, at the same tolerances.
+import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadEngine } from '../../../web/src/index.js';
+import { promisify } from 'node:util';
+import { loadEngine, relaxedSimdSupported } from '../../../web/src/index.js';
 import { maxAbsDiff } from '../helpers.js';
 
 const CHECKPOINTS = fileURLToPath(new URL('../../fixtures/checkpoints/', import.meta.url));
@@ -26,6 +28,23 @@ afterAll(() => {
 
 test('the two engines are the two SIMD builds', () => {
   expect([relaxed.build, plain.build]).toEqual(['relaxed-simd', 'simd']);
+});
+
+test('loadEngine refuses relaxedSimd options it cannot honour, by name', async () => {
+  await expect(loadEngine({ relaxedSimd: 'yes' })).rejects.toThrow('relaxedSimd must be true or false, got the string "yes"');
+  await expect(loadEngine({ simd: false, relaxedSimd: true })).rejects.toThrow('relaxed SIMD is a SIMD build');
+  expect((await loadEngine({ simd: false, relaxedSimd: false })).build).toBe('scalar');
+});
+
+test('Node without --experimental-wasm-relaxed-simd gets the SIMD build, and relaxedSimd: true says why it cannot', async () => {
+  expect(relaxedSimdSupported()).toBe(true); // Jest runs under the flag (jest.config.js)
+  const script = `
+    import { loadEngine, relaxedSimdSupported } from ${JSON.stringify(fileURLToPath(new URL('../../../web/src/index.js', import.meta.url)))};
+    const engine = await loadEngine({ threads: 1 });
+    const refused = await loadEngine({ relaxedSimd: true }).then(() => null, (error) => error.message);
+    console.log(JSON.stringify({ supported: relaxedSimdSupported(), build: engine.build, refused }));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 30000 });
+  expect(JSON.parse(stdout)).toEqual({ supported: false, build: 'simd', refused: expect.stringContaining('--experimental-wasm-relaxed-simd') });
 });
 
 test.each(SOURCES)('%s: attention, hidden states and logits differ by rounding only', async (_, source) => {
