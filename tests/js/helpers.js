@@ -14,6 +14,14 @@ export const BUILDS = process.env.MULTIHEAD_ONE_CORE
   ? [['relaxed-simd', { relaxedSimd: true }]]
   : [['relaxed-simd', { relaxedSimd: true }], ['simd', { relaxedSimd: false }], ['scalar', { simd: false }]];
 
+/**
+ * The builds the suites of hostile input run on: the one loadEngine() picks and the scalar one.
+ * What they try (files, configs, tokenizers, messages, calls at the wrong time) goes through code
+ * every build shares; the relaxed and plain SIMD builds differ only in their kernels
+ * (cpp/src/kernels/select.cpp), which BUILDS' numeric suites check, overflow included.
+ */
+export const HOSTILE_BUILDS = BUILDS.filter(([name]) => name !== 'simd');
+
 const FIXTURES = fileURLToPath(new URL('../fixtures/attention/', import.meta.url));
 export const FIXTURE_CASES = ['n7_d12_h3', 'n7_d12_h3_causal', 'n7_d12_h3_keymask', 'n33_d64_h4', 'n33_d64_h4_causal'];
 

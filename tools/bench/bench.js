@@ -5,13 +5,14 @@
 // reported, with GFLOP/s and the share of a SIMD peak measured in the same run. Then the WASM
 // heap during the largest forward pass, and the default model end to end. Prints a table and
 // writes build/bench/results.json. Timings are only comparable within one run. Then the GEMM
-// kernels of both SIMD builds against the mul+add and relaxed_madd ceilings (gemm.js). Then the whole
+// kernels of both SIMD builds against the mul+add and relaxed_madd ceilings (gemm.js), and the
+// ceilings and a BERT-base-shaped layer through both builds in Chromium (chromium.js). Then the whole
 // models (whole-model.js): BERT-base and GPT-2 against onnxruntime-web, at one thread and at all.
 // Then BF16 weights against F32 on a SmolLM2-135M-shaped model (bf16.js), writing token by
 // token over the KV cache (decode.js), and the page in Chromium with SmolLM2- and Qwen2.5-shaped
 // models (page.js).
 // Node runs it with --experimental-wasm-relaxed-simd (npm run bench does), for the relaxed build.
-// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… gemm` only the GEMM kernels, `… model` only the whole models,
+// `node tools/bench/bench.js S2 S4` runs only the shapes named, `… gemm` only the GEMM kernels, `… chromium` only Chromium, `… model` only the whole models,
 // `… bf16` only the BF16 comparison, `… decode` only the decoding, `… page` only the page.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { measureSimdPeak } from './peak.js';
 import { createOrtAttention, createTfjsAttention } from './peers.js';
 import { benchBf16, reportBf16 } from './bf16.js';
 import { benchDecode, reportDecode } from './decode.js';
+import { benchChromium, reportChromium } from './chromium.js';
 import { benchGemm, reportGemm } from './gemm.js';
 import { benchPage, reportPage } from './page.js';
 import { benchWholeModel, reportWholeModel } from './whole-model.js';
@@ -259,9 +261,9 @@ async function singleLayer(names) {
 
 async function main() {
   const names = process.argv.slice(2);
-  const parts = ['gemm', 'model', 'bf16', 'decode', 'page'];
+  const parts = ['gemm', 'chromium', 'model', 'bf16', 'decode', 'page'];
   const unknown = names.filter((n) => !parts.includes(n) && !SHAPES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, gemm, model, bf16, decode or page`);
+  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, gemm, chromium, model, bf16, decode or page`);
   const shapeNames = names.filter((n) => !parts.includes(n));
   const host = machine();
   const results = { date: new Date().toISOString(), host };
@@ -272,6 +274,10 @@ async function main() {
   if (names.length === 0 || names.includes('gemm')) {
     results.gemm = await benchGemm();
     console.log(`\n${reportGemm(results.gemm)}`);
+  }
+  if (names.length === 0 || names.includes('chromium')) {
+    results.chromium = await benchChromium();
+    console.log(`\n${reportChromium(results.chromium)}`);
   }
   if (names.length === 0 || names.includes('model')) {
     execFileSync(process.execPath, [`${ROOT}tools/build.js`, 'wasm'], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -4,7 +4,7 @@
 // the file, the field and the value as written, and leaves the engine working with its heap
 // unchanged. The tokenizer's hostile files, and configs given as JS objects, are other suites'.
 import { loadEngine } from '../../../web/src/index.js';
-import { BUILDS } from '../helpers.js';
+import { HOSTILE_BUILDS } from '../helpers.js';
 import { safetensorsBytes, tinyConfig, tinyModelFiles, tinyTensors } from '../tiny-model.js';
 
 /** Every model_type the engine runs, in its registry's order (cpp/src/architectures/registry.cpp). */
@@ -14,7 +14,7 @@ const TYPES = 'bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2,
 const configText = (fields) => `${JSON.stringify(tinyConfig()).slice(0, -1)}, ${fields}}`;
 const nested = (depth) => '['.repeat(depth) + ']'.repeat(depth);
 
-describe.each(BUILDS)('the %s build', (build, options) => {
+describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
   let engine, model;
   beforeAll(async () => {
     engine = await loadEngine(options);

@@ -4,7 +4,7 @@
 // config-files.test.js).
 import { loadEngine } from '../../../web/src/index.js';
 import { MAX_JSON_DEPTH, readModelFiles } from '../../../web/src/loading/sources.js';
-import { BUILDS } from '../helpers.js';
+import { HOSTILE_BUILDS } from '../helpers.js';
 import { tinyModelFiles } from '../tiny-model.js';
 import { rejections, used } from './hostile.js';
 
@@ -32,7 +32,7 @@ function deepTokenizerText(depth) {
   return text.replace('"HERE"', normalizer);
 }
 
-describe.each(BUILDS)('the %s build', (build, options) => {
+describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
   let engine;
   beforeAll(async () => { engine = await loadEngine(options); });
   afterAll(() => engine.dispose());

@@ -3,11 +3,11 @@
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../../web/src/index.js';
-import { BUILDS } from '../helpers.js';
+import { HOSTILE_BUILDS } from '../helpers.js';
 
 const MODEL = fileURLToPath(new URL('../../../web/models/default/', import.meta.url));
 
-describe.each(BUILDS)('the %s build', (build, options) => {
+describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
   let engine;
   beforeAll(async () => { engine = await loadEngine(options); });
   afterAll(() => engine.dispose());

@@ -11,7 +11,7 @@
 // - a soak: 1,000 refused loads leave the WASM heap as it was.
 // Every test but those marked "still" fails on the code before these checks.
 import { loadEngine } from '../../../web/src/index.js';
-import { BUILDS, randomValues } from '../helpers.js';
+import { HOSTILE_BUILDS, randomValues } from '../helpers.js';
 import { TINY, safetensorsBytes, tinyConfig, tinyTensors } from '../tiny-model.js';
 import { bertUncasedTokenizer, defaultModelFiles, gpt2Tokenizer, llamaTokenizer, robertaTokenizer, t5Tokenizer, vocabSizeOf } from '../tokenizer/builders.js';
 
@@ -35,7 +35,7 @@ function tinyModelFor(tokenizer) {
   return { config: tinyConfig({ vocab_size: vocabSize, max_position_embeddings: 128 }), tokenizer, weights: safetensorsBytes(tensors) };
 }
 
-describe.each(BUILDS)('the %s build', (build, options) => {
+describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
   let engine, model;
   beforeAll(async () => {
     engine = await loadEngine(options);
