@@ -49,8 +49,9 @@ export async function loadEngine(options = {}) {
 
 /** The build loadEngine's `simd` and `relaxedSimd` options ask for: 'scalar', 'simd' or 'relaxed-simd'. */
 function chooseBuild(simdOption, relaxedOption) {
-  const simd = simdOption === undefined ? simdSupported() : checkBoolean('simd', simdOption);
-  if (simd && !simdSupported()) throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
+  const supported = simdSupported();
+  const simd = simdOption === undefined ? supported : checkBoolean('simd', simdOption);
+  if (simd && !supported) throw new Error('This JavaScript engine does not support WebAssembly SIMD; use loadEngine({ simd: false })');
   // The single-file build carries the two plain builds only.
   const relaxedAvailable = relaxedSimdSupported() && !inlined.wasm.simd;
   if (relaxedOption === undefined) return !simd ? 'scalar' : relaxedAvailable ? 'relaxed-simd' : 'simd';
