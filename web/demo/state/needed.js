@@ -4,6 +4,7 @@
 import { sameChoice } from './model-choice.js';
 import { allLayersShown, shownLayer } from './settings.js';
 import { OVERVIEW_SIZE, summaryKey } from '../../src/views/view-data.js';
+import { textPrint } from '../text-print.js';
 
 /**
  * The inputs a run depends on, as one string: the sentence (its print), model or toy layer (with
@@ -14,31 +15,8 @@ export function inputsKey(state) {
   const { sentence, mode, toy, ablate, ablation, chat, written } = state.settings;
   const toyMode = mode === 'toy';
   const off = toyMode ? [] : ablate;
-  return JSON.stringify([sentencePrint(sentence), mode, toyMode ? toy : null, state.session.models, off, off.length ? ablation : null,
+  return JSON.stringify([textPrint(sentence), mode, toyMode ? toy : null, state.session.models, off, off.length ? ablation : null,
     !toyMode && chat, toyMode ? [] : written]);
-}
-
-// A pasted sentence can be 10 MB, and inputsKey is asked for many times a render: with the text
-// itself in the key, JSON.stringify took 0.1 s a time, 3.5 s of what the page did after a 10 MB
-// paste. The key holds the text's length and two 32-bit hashes of its units instead (FNV-1a, and
-// a multiply-xorshift), worked out once per text: the state hands back the same string until the
-// sentence changes. Two texts share a key only if they agree in length and in both hashes.
-let printed = { text: '', print: hashText('') };
-
-function sentencePrint(text) {
-  if (text !== printed.text) printed = { text, print: hashText(text) };
-  return printed.print;
-}
-
-function hashText(text) {
-  let a = 0x811c9dc5, b = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
-    b = Math.imul(b ^ unit, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  return `${text.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
 }
 
 /** Whether the page can write now: a causal LM on screen with its run shown whole, and nothing in flight. */

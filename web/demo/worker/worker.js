@@ -10,6 +10,7 @@
 // sent at a time: at 512 tokens a BERT-base's twelve would be hundreds of megabytes.
 import { loadEngine } from '../../src/index.js';
 import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
+import { textPrint } from '../text-print.js';
 import { headRoles } from '../../src/analysis/head-roles.js';
 import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
@@ -129,11 +130,11 @@ async function load({ loadId, source, hubUrl, revision }) {
 }
 
 /**
- * The keys the last run is kept under: `input`, what was run (the text, as a chat or not, and the
+ * The keys the last run is kept under: `input`, what was run (the text's print, as a chat or not, and the
  * ids written after it), and `key`, that with the heads switched off.
  */
 function runKey(text, chat, written, ablate, ablation) {
-  const input = JSON.stringify([text, Boolean(chat), written]);
+  const input = JSON.stringify([textPrint(text), Boolean(chat), written]);
   return { input, key: JSON.stringify([input, ablate, ablate.length ? ablation : null]) };
 }
 
