@@ -46,11 +46,16 @@ class Pool {
     wake_.notify_all();
     for (std::thread& w : workers_) w.join();
     workers_.clear();
+    started_ = 0;
     stop_ = false;
     // A new worker starts from the loops already run: one that started from 0 after some had run
     // woke at once for a loop it never joined, and its extra count of busy_ could leave the caller
     // of a later loop waiting for good.
     for (int t = 1; t < count; ++t) workers_.emplace_back([this, t, seen = generation_] { work(size_t(t), seen); });
+    // Wait until every worker runs: a WASM thread starts on its own time and allocates as it does,
+    // which would otherwise show in the heap's use at some later moment, after the caller has read it.
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return started_ == workers_.size(); });
   }
 
   void run(size_t count, const Task& task) {
@@ -77,6 +82,11 @@ class Pool {
  private:
   void work(size_t thread, unsigned long long seen) {
     in_loop = true;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++started_;
+    }
+    done_.notify_all();
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -113,7 +123,8 @@ class Pool {
   const Task* task_ = nullptr;
   size_t count_ = 0;
   std::atomic<size_t> next_{0};
-  size_t busy_ = 0;  // workers not yet finished with the current loop
+  size_t busy_ = 0;     // workers not yet finished with the current loop
+  size_t started_ = 0;  // workers that have started running
   std::exception_ptr error_;
   size_t error_index_ = 0;
 };

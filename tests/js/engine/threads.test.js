@@ -44,6 +44,21 @@ test('an engine says how many threads it got: one per core by default, as asked,
   scalar.dispose();
 });
 
+// A WASM thread starts on its own time and allocates as it starts. loadEngine() used to resolve
+// before the workers ran, so the heap's use grew by 56 bytes a few milliseconds (or, on a busy
+// machine, much longer) later: a leak soak that read usedBytes before and after failed by that much.
+test('the threads have started when loadEngine resolves: the heap in use holds still after it', async () => {
+  const reads = [];
+  for (let i = 0; i < 6; i++) {
+    const engine = await loadEngine({ threads: 3, relaxedSimd: i % 2 === 0 });
+    const first = engine.memory().usedBytes;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    reads.push([first, engine.memory().usedBytes]);
+    engine.dispose();
+  }
+  expect(reads.filter(([first, later]) => first !== later)).toEqual([]);
+});
+
 test.each([0, -1, 1.5, 65, NaN, '2', null])('threads %p is refused with a message naming it', async (threads) => {
   await expect(loadEngine({ threads })).rejects.toThrow(/threads/);
 });
