@@ -235,7 +235,7 @@ val run_with_hook(Run&& run, val ids, val on_layer) {
       const auto on_trace = [&](int layer, const AttentionTrace& t) {
         if (!hook) return;
         val answer = on_layer(layer, view(t.weights.data(), t.weights.size()));
-        if (answer.instanceof(val::global("Error"))) throw StopRun{answer};
+        if (!answer.isUndefined()) throw StopRun{answer};  // an Error, or run()'s interruption
       };
       const ModelRun done = run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), on_trace);
       val inputs = val::array();

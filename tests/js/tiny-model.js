@@ -34,8 +34,9 @@ export function tinyTokenizer() {
 }
 
 /** name → { shape, values } of a random BertModel; nn.Linear weights are (out, in). */
-export function tinyTensors() {
-  const { d, ff, layers, positions, vocab } = TINY;
+/** The tensors of a BERT of TINY's sizes, or of `sizes` over them (a bigger one, for runs that take a while). */
+export function tinyTensors(sizes = {}) {
+  const { d, ff, layers, positions, vocab } = { ...TINY, ...sizes };
   const tensors = {};
   let seed = 1;
   const add = (name, shape, limit) => { tensors[name] = { shape, values: randomValues(shape.reduce((a, b) => a * b), seed++, limit) }; };

@@ -134,6 +134,13 @@ export interface RunOptions {
    * continuation must fit in maxTokens together).
    */
   continuation?: readonly number[] | Int32Array;
+  /**
+   * Stops the run: run() reads interrupt[0] before the first layer and after each, and throws an
+   * AbortError ("the run was interrupted") once it is nonzero. run() is synchronous, so only
+   * another thread can set it mid-run: put it on a SharedArrayBuffer (the page's worker gets one
+   * from the page, which sets it when the reader has typed on).
+   */
+  interrupt?: Int32Array;
 }
 
 /** One turn of a chat: role 'system', 'user' or 'assistant' (as the template knows them). */

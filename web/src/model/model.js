@@ -90,11 +90,13 @@ export class Model {
    * keeps at most that many tokens (at most the model's maxTokens, its default), truncating as the
    * model's limit does. `options.continuation` gives token ids to run after the prompt's, as
    * generate() wrote them (a writing's result.ids past the prompt): the result is that writing's,
-   * and prompt and continuation together must fit in maxTokens, untruncated.
+   * and prompt and continuation together must fit in maxTokens, untruncated. `options.interrupt`,
+   * an Int32Array, stops the run after the layer during which another thread made its first value
+   * nonzero (a page's worker, told its run is no longer wanted): run() then throws an AbortError.
    */
   run(prompt, options = {}) {
     this.#native.get(); // throws if disposed
-    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
+    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation, interrupt } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
     // Past one token more than fits, the prompt is read only as far as it must be: `total` is
     // then a lower bound, more than maxTokens, and the tokens kept are the whole text's.
     const encoded = this.#encodePrompt(prompt, maxTokens + 1 - continuation.length);
@@ -107,7 +109,7 @@ export class Model {
       const ids = [...encoded.ids, ...continuation];
       const texts = continuation.map((id) => this.#tokenizer.tokenText(id));
       const tokens = { ids, tokens: [...encoded.tokens, ...texts], unknown: [...encoded.unknown, ...texts.map(() => false)], spans: [...encoded.spans, ...texts.map(() => null)] };
-      return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes);
+      return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, interrupt);
     }
     const keep = Math.min(total, maxTokens);
     // A text that ends with its tokenizer's closing token (e.g. [SEP]) keeps it when truncated, as
@@ -115,7 +117,7 @@ export class Model {
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const tokens = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
-    return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes);
+    return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, interrupt);
   }
 
   // The tokens of run()'s and generate()'s prompt: text with the tokenizer's special tokens, or a
@@ -135,9 +137,12 @@ export class Model {
 
   // The run of tokens { ids, tokens, unknown, spans } cut from `total`, with the heads `switched` off
   // ({ codes, ablated, ablation }): run()'s, and generate()'s result for a prompt it cannot write after.
-  #runTokens({ ids: list, tokens, unknown, spans }, total, { codes, ablated, ablation }, maxAttentionBytes) {
+  // A nonzero interrupt[0] stops it before the first layer or after any.
+  #runTokens({ ids: list, tokens, unknown, spans }, total, { codes, ablated, ablation }, maxAttentionBytes, interrupt = null) {
     const ids = Int32Array.from(list);
     this.#checkEmbeddable(ids, tokens);
+    const interrupted = () => interrupt !== null && Atomics.load(interrupt, 0) !== 0;
+    if (interrupted()) throw interruption();
     const weights = [];
     // The layers whose weights fit in maxAttentionBytes are kept, from the first; the others are
     // recomputed from their inputs (kept for every layer, n × dModel each) when they are asked for.
@@ -145,14 +150,20 @@ export class Model {
     // Each kept layer's weights are copied while C++ holds that layer's trace: the view is valid
     // only during the call, as the next layer reuses its buffers. A failure is returned, not
     // thrown: an exception must not unwind through the C++ frames below this callback.
-    const raw = orThrow(this.#module.runModel(this.#native.get(), ids, (layer, view) => {
+    // Any answer but undefined stops the run: an interruption is thrown as it is (a DOMException,
+    // which need not be an Error of this realm).
+    let stopped = null;
+    const raw = this.#module.runModel(this.#native.get(), ids, (layer, view) => {
       try {
         weights[layer] = layer < kept ? view.slice() : null;
+        if (interrupted()) return (stopped = interruption());
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
       }
       return undefined;
-    }, codes));
+    }, codes);
+    if (stopped) throw stopped;
+    orThrow(raw);
     return new ModelResult({ ...raw, weights, ablated, ablation, spans }, ids, tokens, unknown, total, this, this.#source(codes));
   }
 
@@ -372,10 +383,13 @@ const MAX_ATTENTION_BYTES = 512 * 2 ** 20;
  */
 function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
   checkObject('run options', options);
-  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, continuation = [], ...rest } = options;
+  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, continuation = [], interrupt = null, ...rest } = options;
   const unknown = Object.keys(rest);
   if (unknown.length) {
-    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens and continuation`);
+    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation and interrupt`);
+  }
+  if (interrupt !== null && !(interrupt instanceof Int32Array && interrupt.length >= 1)) {
+    throw new TypeError(`interrupt must be an Int32Array (on a SharedArrayBuffer, for another thread to set), got ${describe(interrupt)}`);
   }
   const checked = checkAblation(ablate, ablation, layers, heads);
   checkInteger('maxAttentionBytes', maxAttentionBytes, 0, Number.MAX_SAFE_INTEGER);
@@ -385,7 +399,12 @@ function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
   }
   if (continuation.length > modelMaxTokens) throw new RangeError(`continuation has ${continuation.length} ids, more than the model's ${modelMaxTokens} positions`);
   const ids = Array.from(continuation, (id, i) => checkInteger(`continuation[${i}]`, id, 0, vocabSize - 1));
-  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids };
+  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids, interrupt };
+}
+
+/** What run() throws when its interrupt stops it. */
+function interruption() {
+  return new DOMException('the run was interrupted', 'AbortError');
 }
 
 /** run()'s and generate()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */
