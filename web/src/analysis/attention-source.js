@@ -45,7 +45,7 @@ function checkWeights(weights, n, what) {
     throw new TypeError(`${what} must be a Float32Array, got ${describe(weights)}`);
   }
   if (weights.length !== n * n) throw new RangeError(`${what} has ${weights.length} values, expected n × n = ${n} × ${n}`);
-  const copy = Float32Array.from(weights);
+  const copy = new Float32Array(weights); // a copy (Float32Array.from would walk an iterator, 10× slower)
   for (let k = 0; k < copy.length; k++) {
     if (!(copy[k] >= 0 && copy[k] <= 1)) {
       throw new RangeError(`${what}[${k}] is ${copy[k]}: attention weights are from 0 to 1`);

@@ -58,7 +58,10 @@ export function headRoles(result) {
   const ids = sameTokenIds(result, source.tokens);
   const causal = result.causal === true;
   const punctuation = source.tokens.map((t) => PUNCTUATION.test(t));
+  const hasPunctuation = punctuation.includes(true);
   const copies = earlierCopies(ids);
+  // The earlier copies j of each token whose next token j + 1 is still before it, for induction.
+  const followed = copies.map((list, i) => list.filter((j) => j + 1 < i));
   const roles = [];
   for (let layer = 0; layer < layers; layer++) {
     for (let head = 0; head < heads; head++) {
@@ -69,13 +72,10 @@ export function headRoles(result) {
         self: mean(n, (i) => a[i * n + i]),
         sink: mean(n, (i) => (i >= 1 ? a[i * n] : undefined)),
         last: causal ? null : mean(n, (i) => (i < n - 1 ? a[i * n + n - 1] : undefined)),
-        punctuation: punctuation.includes(true) ? mean(n, (i) => sumOver(a, i, n, (j) => punctuation[j])) : null,
+        punctuation: hasPunctuation ? mean(n, (i) => sumOver(a, i, n, punctuation)) : null,
         broad: mean(n, (i) => normalisedEntropy(a, i, n, causal ? i + 1 : n)),
         duplicate: mean(n, (i) => (copies[i].length ? copies[i].reduce((s, j) => s + a[i * n + j], 0) : undefined)),
-        induction: mean(n, (i) => {
-          const after = copies[i].filter((j) => j + 1 < i);
-          return after.length ? after.reduce((s, j) => s + a[i * n + j + 1], 0) : undefined;
-        }),
+        induction: mean(n, (i) => (followed[i].length ? followed[i].reduce((s, j) => s + a[i * n + j + 1], 0) : undefined)),
       };
       roles.push({ layer, head, scores, top: topRole(scores) });
     }
@@ -122,9 +122,10 @@ function mean(n, value) {
   return count ? sum / count : null;
 }
 
+/** Σ a(i, j) over the keys j that `keep[j]` marks. */
 function sumOver(a, i, n, keep) {
   let sum = 0;
-  for (let j = 0; j < n; j++) if (keep(j)) sum += a[i * n + j];
+  for (let j = 0; j < n; j++) if (keep[j]) sum += a[i * n + j];
   return sum;
 }
 
