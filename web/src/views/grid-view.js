@@ -168,7 +168,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
         { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window, queryOffset: data.queryOffset ?? 0 });
       matrix.mark({ rows: markedRows(), dim: true });
       shown.axes = axes(data);
-    }));
+    }), state.cards.map((c) => c.element));
   }
 
   /** A card's badge: the head's top role (or a dash), marked when the head is switched off. */
