@@ -5,7 +5,9 @@
 // worker answered for the current inputs, grown a token at a time while the model writes, and
 // the probe-set measures per model). After every change it
 // asks needed() what the page lacks and sends that, one run at a time; an answer that no longer
-// fits the inputs is dropped, and the next change asks again: latest wins, here only.
+// fits the inputs is dropped, and the next change asks again: latest wins, here only. Where the
+// page is cross-origin isolated, a run the inputs have moved past is not even finished: the
+// worker stops it after the layer it is in (the interrupt, shared memory both sides see).
 // The worker's messages are typed in worker/messages.js; the time limit and Cancel are
 // worker/limited-worker.js's.
 import { patched } from './state/store.js';
@@ -121,6 +123,7 @@ export function session(slice = SESSION, action, state) {
     case 'slow':
       return slice.inFlight?.id === action.id ? patched(slice, { inFlight: Object.freeze({ ...slice.inFlight, slow: true }) }) : slice;
     case 'answered':
+      if (action.answer.type === 'error' && action.answer.interrupted) return patched(slice, { inFlight: null }); // for inputs gone by
       if (action.answer.type === 'error') {
         return patched(slice, { inFlight: null, failed: Object.freeze({ key: action.asked.key, message: `That sentence could not be run: ${action.answer.message}` }) });
       }
@@ -244,6 +247,8 @@ export function modelKey(state) {
 export function createSession(store) {
   const { dispatch } = store;
   const counters = { run: 0, load: 0, measure: 0, write: 0 };
+  // interrupt[0] = 1 stops the worker's run in flight; a page without shared memory has none.
+  const interrupt = globalThis.crossOriginIsolated === true ? new Int32Array(new SharedArrayBuffer(4)) : null;
   let writeId = null; // the writing the worker is doing for this page
   let slowTimer = 0;
   const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent, onRestart });
@@ -253,7 +258,7 @@ export function createSession(store) {
   function startWorker() {
     const created = new Worker(new URL('./worker/worker.js', import.meta.url), { type: 'module' });
     const { model, hubUrl } = store.state.session;
-    created.postMessage({ type: 'start', source: modelSource(model), hubUrl, revision: modelRevision(model) });
+    created.postMessage({ type: 'start', source: modelSource(model), hubUrl, revision: modelRevision(model), interrupt });
     return created;
   }
 
@@ -277,7 +282,10 @@ export function createSession(store) {
     }
     const choice = modelToLoad(store.state);
     if (choice) load(choice);
-    if (store.state.session.inFlight) return;
+    const inFlight = store.state.session.inFlight;
+    // A run for inputs gone by stops; one for inputs typed back to goes on.
+    if (inFlight && interrupt) Atomics.store(interrupt, 0, inFlight.key === inputsKey(store.state) ? 0 : 1);
+    if (inFlight) return;
     const asked = needed(store.state);
     if (asked) send(asked);
   }
@@ -285,6 +293,7 @@ export function createSession(store) {
   function send(asked) {
     const id = ++counters.run;
     const { key, ...message } = asked;
+    if (interrupt) Atomics.store(interrupt, 0, 0);
     dispatch({ type: 'sent', id, asked });
     slowTimer = setTimeout(() => dispatch({ type: 'slow', id }), SLOW);
     const settle = (action) => {
@@ -344,6 +353,8 @@ export function createSession(store) {
   }
 
   return {
+    /** Whether a run the reader has typed past stops at once, so a run may start at each keystroke. */
+    interruptible: interrupt !== null,
     /** Stops the run in flight (its worker is replaced); the sentence stays. */
     cancel: () => worker.cancel(),
     get busy() {

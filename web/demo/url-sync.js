@@ -18,13 +18,40 @@ export function linkState(state) {
   };
 }
 
+// Browsers limit how often a page may rewrite its URL: Chromium ignores more than 200 rewrites in
+// 10 s, and Safari has thrown past 100 in 30 s. A writing goes in once it ends; typing (each
+// keystroke is a new sentence) at most every TYPING_GAP ms, the last state always. Any other
+// change is written at once. What the page hands out as its link (the embed dialog's iframe) is
+// linkHref(), never the address bar, which may be those few ms behind.
+const TYPING_GAP = 300;
+
+/** The page's address for `state`: what the address bar says once syncUrl() has written it. */
+export function linkHref(state) {
+  return new URL(urlHash(linkState(state)), location.href).href;
+}
+
 /** Keeps the address bar and `store`'s settings in step. */
 export function syncUrl(store) {
-  store.subscribe((state) => {
-    // Chromium throttles a page that rewrites its URL tens of times a second: a writing goes in once it ends.
+  let last = -Infinity, timer = 0, written = '';
+  const besidesSentence = (state) => urlHash({ ...linkState(state), sentence: '' });
+  const write = () => {
+    clearTimeout(timer);
+    timer = 0;
+    const state = store.state;
     if (state.session.writing) return;
+    last = performance.now();
+    written = besidesSentence(state);
     const hash = urlHash(linkState(state));
-    if (hash !== location.hash) history.replaceState(null, '', hash);
+    try {
+      if (hash !== location.hash) history.replaceState(null, '', hash);
+    } catch {
+      // over the browser's limit: the next change writes the URL again
+    }
+  };
+  store.subscribe((state) => {
+    const wait = last + TYPING_GAP - performance.now();
+    if (wait <= 0 || besidesSentence(state) !== written) write();
+    else timer ||= setTimeout(write, wait);
   });
   window.addEventListener('hashchange', () => store.dispatch({ type: 'url', url: readUrlState(location.hash) }));
 }

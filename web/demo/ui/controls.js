@@ -3,12 +3,14 @@
 // dispatches what the reader chose; render() sets every control from the state, never the other
 // way round. The sentence field is the one exception to redrawing: what the reader is typing is
 // not overwritten by the slightly older sentence the settings hold until the typing pause ends.
+// Where the worker's run can be interrupted (session.interruptible) there is no pause: each
+// keystroke is sent at once, and a run for text typed past stops after its current layer.
 import { EXAMPLES } from '../examples.js';
 import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
 import { modelKey } from '../session.js';
 import { debounce } from './debounce.js';
 
-const TYPING_DELAY = 200; // ms of quiet before the sentence is run
+const TYPING_DELAY = 200; // ms of quiet before the sentence is run, where a run cannot be interrupted
 
 export function createControls(store, session) {
   const { dispatch } = store;
@@ -21,7 +23,7 @@ export function createControls(store, session) {
   };
   const shown = { typed: null, sentence: null, causal: null }; // what the field sent, and what render() last drew
 
-  const typed = debounce(() => sendSentence(dom.sentence.value), TYPING_DELAY);
+  const typed = session.interruptible ? () => sendSentence(dom.sentence.value) : debounce(() => sendSentence(dom.sentence.value), TYPING_DELAY);
   dom.sentence.addEventListener('input', typed);
   dom.sentence.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && session.busy) session.cancel();

@@ -4,6 +4,7 @@ import { linkedModel, modelRevision } from '../state/model-choice.js';
 import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
 import { shownRoles } from './panels.js';
 import { download, embedSnippets } from '../share.js';
+import { linkHref } from '../url-sync.js';
 
 export function wireShareButtons(store) {
   const $ = (id) => document.getElementById(id);
@@ -13,7 +14,7 @@ export function wireShareButtons(store) {
     const { sentence, view, mode, written, chat } = state.settings;
     const { iframe, element, notes } = embedSnippets({
       sentence, view, layer: shownLayer(state), head: shownHead(state), toy: mode === 'toy', model: linkedModel(state.session.model),
-      revision: modelRevision(state.session.model), written: written.length, chat,
+      revision: modelRevision(state.session.model), written: written.length, chat, href: linkHref(state),
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;

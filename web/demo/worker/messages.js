@@ -19,8 +19,10 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
 
 /**
  * The first message: load the engine and this model (the built-in one when it is null, or when it
- * cannot load); the worker answers with a Ready.
- * @typedef {{ type: 'start', source: ModelSource | null, hubUrl?: string, revision?: string }} Start
+ * cannot load); the worker answers with a Ready. `interrupt` (on a SharedArrayBuffer, in a
+ * cross-origin isolated page) is what the page sets to 1 to stop the run in flight between two
+ * layers, once the reader has typed past it, and back to 0 before each run it sends.
+ * @typedef {{ type: 'start', source: ModelSource | null, hubUrl?: string, revision?: string, interrupt: Int32Array | null }} Start
  */
 
 /**
@@ -105,7 +107,8 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  *   overview?: { block: number, labels: string[], layers: { weights: Float32Array[] }[] },
  *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },
  *   trace?: { layer: number } & object, predictions?: Prediction[], steps?: WrittenStep[] }} RunAnswer
- * @typedef {{ type: 'error', id: number, message: string }} RunError
+ * A run that failed, or (`interrupted`) that the page's interrupt stopped.
+ * @typedef {{ type: 'error', id: number, message: string, interrupted?: boolean }} RunError
  * @typedef {{ position: number, top: { token: string, id: number, probability: number, before?: number }[],
  *   now?: { token: string, id: number, probability: number }[] }} Prediction
  */

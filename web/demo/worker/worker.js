@@ -31,6 +31,7 @@ const state = {
   measuring: null, // { measureId, controller }: the probe-set measure in progress
   writing: null, // { writeId, controller }: the writing in progress
   probes: null, // Promise of web/probes/syntax.json, fetched on the first measure
+  interrupt: null, // the page's Int32Array: 1 stops the run in flight (Start)
   toy: null, // { key, attention }: the toy layer, kept while its settings stay the same
 };
 
@@ -64,7 +65,8 @@ self.onmessage = async ({ data }) => {
 };
 
 /** @param {import('./messages.js').Start} start */
-async function start({ source, hubUrl, revision }) {
+async function start({ source, hubUrl, revision, interrupt }) {
+  state.interrupt = interrupt ?? null;
   try {
     state.engine = await loadEngine();
     if (source) {
@@ -152,7 +154,9 @@ function answer(data) {
     const { input, key } = runKey(data.text, data.chat, written, ablate, ablation);
     const prompt = promptOf(data.text, data.chat);
     // A writing is run whole; a text alone is cut to what the page runs.
-    const limits = written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) };
+    const limits = {
+      ...(written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) }), interrupt: state.interrupt,
+    };
     if (state.last?.key !== key || state.last.model !== model) {
       // The run with every head on is kept when only the heads switched off change.
       const before = state.last?.model === model && state.last.input === input ? state.last : null;
@@ -174,14 +178,17 @@ function answer(data) {
     if (data.toy) {
       message.trace = { layer: 0, ...toyLayer(result.layerInput(0), tokens.length, data.toy) };
     } else {
-      if (data.fresh) {
-        message.roles = headRoles(result);
-        if (base) message.changes = layerChanges(base, result);
-      }
       // New inputs get every layer when they fit, so other layers show at once; else the ones asked for.
       const all = data.fresh && result.numLayers * result.numHeads * tokens.length ** 2 * 4 <= ALL_LAYERS_BYTES;
       const layers = all ? Array.from({ length: result.numLayers }, (_, l) => l) : data.layers;
       if (layers.length) message.layers = layers.map((l) => ({ layer: l, ...layerWeights(result, l) }));
+      if (data.fresh) {
+        // The roles read the copies about to be sent, when they are every layer, rather than copy each head again.
+        const sent = all ? { ids: result.ids, causal: result.causal, numLayers: result.numLayers, numHeads: result.numHeads, tokens,
+          attention: (l, h) => message.layers[l].weights[h] } : result;
+        message.roles = headRoles(sent);
+        if (base) message.changes = layerChanges(base, result);
+      }
       // The model view: below OVERVIEW_SIZE tokens its thumbnails are the weights sent already, moved once.
       if (data.overview) message.overview = all && tokens.length <= OVERVIEW_SIZE ? { block: 1, labels: tokens, layers: message.layers } : overviewOf(result);
       if (data.summary) {
@@ -199,7 +206,7 @@ function answer(data) {
     self.postMessage(message, { transfer: transferable(message) });
   } catch (error) {
     /** @type {import('./messages.js').RunError} */
-    const failed = { type: 'error', id: data.id, message: error.message };
+    const failed = { type: 'error', id: data.id, message: error.message, interrupted: error?.name === 'AbortError' };
     self.postMessage(failed);
   }
 }
