@@ -54,16 +54,37 @@ export function textColorOn(scale, value) {
   return luminance > 140 ? '#000' : '#fff';
 }
 
-/** An ImageData with one pixel per value of a (rows × cols) row-major matrix. */
+// Each lookup table's colours as whole pixels (RGBA in memory order), made on first use.
+const PIXELS = new WeakMap();
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+function pixelTable(lut) {
+  let table = PIXELS.get(lut);
+  if (!table) {
+    table = new Uint32Array(STEPS);
+    for (let i = 0; i < STEPS; i++) {
+      const [r, g, b] = lut.subarray(i * 4, i * 4 + 3);
+      table[i] = LITTLE_ENDIAN ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
+    }
+    PIXELS.set(lut, table);
+  }
+  return table;
+}
+
+/**
+ * An ImageData with one pixel per value of a (rows × cols) row-major matrix: colorIndex's colour
+ * for each, written a pixel at a time (144 heads of 128 × 128 are 2.4 million of them).
+ */
 export function matrixImage(values, rows, cols, scale) {
   const image = new ImageData(cols, rows);
-  const px = image.data;
+  const px = new Uint32Array(image.data.buffer);
+  const table = pixelTable(scale.lut);
+  const { min, max } = scale;
   for (let k = 0; k < rows * cols; k++) {
-    const i = colorIndex(scale, values[k]) * 4;
-    px[k * 4] = scale.lut[i];
-    px[k * 4 + 1] = scale.lut[i + 1];
-    px[k * 4 + 2] = scale.lut[i + 2];
-    px[k * 4 + 3] = 255;
+    const value = values[k];
+    let i = 0;
+    if (Number.isFinite(value)) i = Math.max(0, Math.min(STEPS - 1, Math.round(((value - min) / (max - min)) * (STEPS - 1))));
+    px[k] = table[i];
   }
   return image;
 }

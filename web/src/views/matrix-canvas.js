@@ -9,6 +9,15 @@ import { formatNumber, matrixImage, textColorOn } from './colormap.js';
 
 const MIN_NUMBER_CELL = 26; // CSS px: below this, numbers in cells would not fit
 
+// The canvas every matrix's pixels pass through on their way to being scaled up: one, resized when
+// a matrix of another shape comes (a grid's are all one shape), not a new canvas and context each.
+let pixelCanvas = null;
+function scratch(width, height) {
+  pixelCanvas ??= new OffscreenCanvas(width, height);
+  if (pixelCanvas.width !== width || pixelCanvas.height !== height) Object.assign(pixelCanvas, { width, height });
+  return pixelCanvas;
+}
+
 export class MatrixCanvas {
   /**
    * label: the accessible name. maxWidth/maxHeight: CSS px the matrix may take. maxCell: the
@@ -57,7 +66,7 @@ export class MatrixCanvas {
     paint(() => {
       if (drawn !== this.drawn) return;
       // One pixel per value, then scaled up without smoothing: crisp cells at any size.
-      const pixels = new OffscreenCanvas(cols, rows);
+      const pixels = scratch(cols, rows);
       pixels.getContext('2d').putImageData(matrixImage(values, rows, cols, scale), 0, 0);
       const ctx = this.base.getContext('2d');
       ctx.imageSmoothingEnabled = false;
