@@ -530,6 +530,36 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
   await page.locator('.mh-role-badge').nth(14).focus();
   await page.keyboard.press('Enter');
   expect(await page.evaluate(() => window.__toggled)).toEqual([[1, 1], [1, 2]]);
+
+  // Scrolled to the middle layers, a new drawing paints the heatmaps on screen before the others
+  // (it used to go from the first layer down), and says when only those off screen are left.
+  await thumbs.nth(77).evaluate((thumb) => thumb.scrollIntoView({ block: 'center' }));
+  const order = await page.evaluate(async () => {
+    const painted = [];
+    const drawImage = CanvasRenderingContext2D.prototype.drawImage;
+    CanvasRenderingContext2D.prototype.drawImage = function (...args) {
+      painted.push([this.canvas, document.querySelector('.mh-grid').dataset.painting]);
+      return drawImage.apply(this, args);
+    };
+    window.__showAll();
+    await new Promise((resolve) => {
+      const wait = () => (document.querySelector('.mh-grid[aria-busy]') ? requestAnimationFrame(wait) : resolve());
+      wait();
+    });
+    CanvasRenderingContext2D.prototype.drawImage = drawImage;
+    const shown = (canvas) => {
+      const box = canvas.getBoundingClientRect();
+      return box.bottom > 0 && box.top < innerHeight;
+    };
+    return painted.map(([canvas, painting]) => [shown(canvas), painting]);
+  });
+  const onScreen = order.filter(([shown]) => shown).length;
+  expect(order).toHaveLength(144);
+  expect(onScreen).toBeGreaterThan(0);
+  expect(onScreen).toBeLessThan(144);
+  expect(order.map(([shown]) => shown)).toEqual([...Array(onScreen).fill(true), ...Array(144 - onScreen).fill(false)]);
+  // data-painting said "screen" while the first were painted, "offscreen" from the first slice after them.
+  expect(order.slice(0, onScreen).every(([, painting]) => painting === 'screen')).toBe(true);
   await screenshot(page, 'model-view-144');
   expect(problems).toEqual([]);
   await page.close();
