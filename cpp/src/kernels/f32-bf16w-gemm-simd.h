@@ -10,7 +10,9 @@
 //   widening in registers, in tiles of 4 rows × 8 columns, ran at 0.80. Between 2 and 16 rows:
 //   0.61–0.94.
 // - For one row (a decode step), the weights are widened in registers as they are read, a panel
-//   at a time: 1.0 times the F32 kernel's GFLOP/s, reading half its bytes.
+//   at a time: 1.0 times the F32 kernel's GFLOP/s, reading half its bytes. As in the F32 kernel,
+//   one row takes MulAdd in both builds: its 4 accumulator chains are bound by their latency,
+//   which a fused multiply-add lengthens.
 // Twin of f32-bf16w-gemm-scalar.cpp, bit-identical to it either way with MulAdd: each C value sums
 // its bias then p = 0 … k-1, as the F32 kernels do; with either multiply-add, bit-identical to the F32
 // kernel of the same multiply-add on the widened weights.
@@ -77,7 +79,7 @@ void gemm(size_t m, size_t n, size_t k, const float* a, size_t lda, const uint16
   }
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; j += kPanelWidth) {
-      row_times_panel<Madd>(k, a + i * lda, b_packed + j / kPanelWidth * panel_stride, bias ? bias + j : nullptr,
+      row_times_panel<MulAdd>(k, a + i * lda, b_packed + j / kPanelWidth * panel_stride, bias ? bias + j : nullptr,
                             std::min(kPanelWidth, n - j), c + i * ldc + j);
     }
   }

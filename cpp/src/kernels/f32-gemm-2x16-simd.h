@@ -12,6 +12,10 @@
 //   8 chains only just hide. A tile of 4 × 8 did the same. Every tile with more accumulators
 //   (3 × 16, 5 × 8, 6 × 8) ran at 0.4–0.6: clang loads every broadcast of A before the
 //   multiply-adds that use them, so their registers spill.
+// A single row (the last of an odd count, or a decode step's) has only 4 chains, which their
+// latency bounds, and the fused operation's is longer than an add's: one row takes MulAdd in both
+// builds (the relaxed build's decode steps ran at 1.43–1.57 times the weight-streaming floor with
+// relaxed_madd there, against the SIMD build's 1.29).
 #pragma once
 
 #include <wasm_simd128.h>
@@ -64,7 +68,7 @@ void gemm(size_t m, size_t n, size_t k, const float* a, size_t lda, const float*
     const size_t width = std::min(kPanelWidth, n - j);
     size_t i = 0;
     for (; i + 2 <= m; i += 2) tile<Madd, 2>(k, a + i * lda, lda, panel, panel_bias, width, c + i * ldc + j, ldc);
-    if (i < m) tile<Madd, 1>(k, a + i * lda, lda, panel, panel_bias, width, c + i * ldc + j, ldc);
+    if (i < m) tile<MulAdd, 1>(k, a + i * lda, lda, panel, panel_bias, width, c + i * ldc + j, ldc);
   }
 }
 
