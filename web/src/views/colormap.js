@@ -79,13 +79,7 @@ export function matrixImage(values, rows, cols, scale) {
   const image = new ImageData(cols, rows);
   const px = new Uint32Array(image.data.buffer);
   const table = pixelTable(scale.lut);
-  const { min, max } = scale;
-  for (let k = 0; k < rows * cols; k++) {
-    const value = values[k];
-    let i = 0;
-    if (Number.isFinite(value)) i = Math.max(0, Math.min(STEPS - 1, Math.round(((value - min) / (max - min)) * (STEPS - 1))));
-    px[k] = table[i];
-  }
+  for (let k = 0; k < rows * cols; k++) px[k] = table[colorIndex(scale, values[k])];
   return image;
 }
 
