@@ -20,7 +20,7 @@ export function paintQueue(root) {
     frame = 0;
     const start = performance.now();
     while (next < jobs.length && performance.now() - start < SLICE_MS) jobs[next++]();
-    if (next >= visible && next < jobs.length) root.dataset.painting = 'offscreen';
+    if (next >= visible && next < jobs.length && root.dataset.painting !== 'offscreen') root.dataset.painting = 'offscreen';
     if (next < jobs.length) frame = requestAnimationFrame(slice); // one slice a frame, so each frame is painted
     else done();
   }
