@@ -141,6 +141,26 @@ export interface RunOptions {
    * from the page, which sets it when the reader has typed on).
    */
   interrupt?: Int32Array;
+  /**
+   * Called as each layer is computed, before the next one starts, so a page can show the first
+   * layers while the others run. What it throws stops the run, and run() throws it.
+   */
+  onLayer?: (done: LayerDone) => void;
+}
+
+/** What run()'s onLayer is given: one layer, computed, and the tokens the result will hold. */
+export interface LayerDone {
+  /** The layer just computed, from 0. */
+  readonly layer: number;
+  readonly tokens: readonly string[];
+  readonly unknown: readonly boolean[];
+  readonly truncated: boolean;
+  readonly totalTokens: number;
+  /**
+   * One head's weights of this layer, (n × n), as the result's attention(layer, head) will give
+   * them: a copy, read during the call only (afterwards it throws).
+   */
+  attention(head: number): HeadWeights;
 }
 
 /** One turn of a chat: role 'system', 'user' or 'assistant' (as the template knows them). */

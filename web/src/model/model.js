@@ -93,10 +93,15 @@ export class Model {
    * and prompt and continuation together must fit in maxTokens, untruncated. `options.interrupt`,
    * an Int32Array, stops the run after the layer during which another thread made its first value
    * nonzero (a page's worker, told its run is no longer wanted): run() then throws an AbortError.
+   * `options.onLayer(done)` is called as each layer is computed, before the next starts, with
+   * done = { layer, tokens, unknown, truncated, totalTokens, attention(head) }: the tokens are the
+   * result's, and attention(head) that layer's weights as result.attention gives them, read during
+   * the call only (a page shows each layer while the next ones run). What it throws stops the run
+   * and is thrown by run().
    */
   run(prompt, options = {}) {
     this.#native.get(); // throws if disposed
-    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation, interrupt } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
+    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation, interrupt, onLayer } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
     // Past one token more than fits, the prompt is read only as far as it must be: `total` is
     // then a lower bound, more than maxTokens, and the tokens kept are the whole text's.
     const encoded = this.#encodePrompt(prompt, maxTokens + 1 - continuation.length);
@@ -109,7 +114,7 @@ export class Model {
       const ids = [...encoded.ids, ...continuation];
       const texts = continuation.map((id) => this.#tokenizer.tokenText(id));
       const tokens = { ids, tokens: [...encoded.tokens, ...texts], unknown: [...encoded.unknown, ...texts.map(() => false)], spans: [...encoded.spans, ...texts.map(() => null)] };
-      return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, interrupt);
+      return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt, onLayer });
     }
     const keep = Math.min(total, maxTokens);
     // A text that ends with its tokenizer's closing token (e.g. [SEP]) keeps it when truncated, as
@@ -117,7 +122,7 @@ export class Model {
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const tokens = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
-    return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, interrupt);
+    return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt, onLayer });
   }
 
   // The tokens of run()'s and generate()'s prompt: text with the tokenizer's special tokens, or a
@@ -137,8 +142,8 @@ export class Model {
 
   // The run of tokens { ids, tokens, unknown, spans } cut from `total`, with the heads `switched` off
   // ({ codes, ablated, ablation }): run()'s, and generate()'s result for a prompt it cannot write after.
-  // A nonzero interrupt[0] stops it before the first layer or after any.
-  #runTokens({ ids: list, tokens, unknown, spans }, total, { codes, ablated, ablation }, maxAttentionBytes, interrupt = null) {
+  // A nonzero interrupt[0] stops it before the first layer or after any; onLayer sees each layer as it is done.
+  #runTokens({ ids: list, tokens, unknown, spans }, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt = null, onLayer = null } = {}) {
     const ids = Int32Array.from(list);
     this.#checkEmbeddable(ids, tokens);
     const interrupted = () => interrupt !== null && Atomics.load(interrupt, 0) !== 0;
@@ -150,19 +155,36 @@ export class Model {
     // Each kept layer's weights are copied while C++ holds that layer's trace: the view is valid
     // only during the call, as the next layer reuses its buffers. A failure is returned, not
     // thrown: an exception must not unwind through the C++ frames below this callback.
-    // Any answer but undefined stops the run: an interruption is thrown as it is (a DOMException,
-    // which need not be an Error of this realm).
+    // Any answer but undefined stops the run.
     let stopped = null;
+    const n = ids.length;
     const raw = this.#module.runModel(this.#native.get(), ids, (layer, view) => {
       try {
         weights[layer] = layer < kept ? view.slice() : null;
-        if (interrupted()) return (stopped = interruption());
+        if (onLayer) {
+          const held = weights[layer] ?? view;
+          let open = true; // a layer not kept is C++'s buffer, which the next layer reuses
+          const attention = (head) => {
+            if (!open) throw new Error(`onLayer's attention(head) is read during the call only: layer ${layer + 1} has been replaced since`);
+            const start = checkInteger('head', head, 0, this.numHeads - 1) * n * n;
+            return withShape(held.slice(start, start + n * n), n, n);
+          };
+          try {
+            onLayer({ layer, tokens, unknown, truncated: total > n, totalTokens: total, attention });
+          } finally {
+            open = false;
+          }
+        }
+        if (interrupted()) throw interruption();
       } catch (error) {
-        return error instanceof Error ? error : new Error(String(error));
+        // Thrown as it is (an interruption is a DOMException, which need not be an Error of this
+        // realm) once the C++ frames have returned.
+        stopped = { error };
+        return error ?? null;
       }
       return undefined;
     }, codes);
-    if (stopped) throw stopped;
+    if (stopped) throw stopped.error;
     orThrow(raw);
     return new ModelResult({ ...raw, weights, ablated, ablation, spans }, ids, tokens, unknown, total, this, this.#source(codes));
   }
@@ -383,11 +405,13 @@ const MAX_ATTENTION_BYTES = 512 * 2 ** 20;
  */
 function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
   checkObject('run options', options);
-  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, continuation = [], interrupt = null, ...rest } = options;
+  const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, continuation = [], interrupt = null,
+    onLayer = null, ...rest } = options;
   const unknown = Object.keys(rest);
   if (unknown.length) {
-    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation and interrupt`);
+    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation, interrupt and onLayer`);
   }
+  if (onLayer !== null && typeof onLayer !== 'function') throw new TypeError(`onLayer must be a function, got ${describe(onLayer)}`);
   if (interrupt !== null && !(interrupt instanceof Int32Array && interrupt.length >= 1)) {
     throw new TypeError(`interrupt must be an Int32Array (on a SharedArrayBuffer, for another thread to set), got ${describe(interrupt)}`);
   }
@@ -399,7 +423,7 @@ function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
   }
   if (continuation.length > modelMaxTokens) throw new RangeError(`continuation has ${continuation.length} ids, more than the model's ${modelMaxTokens} positions`);
   const ids = Array.from(continuation, (id, i) => checkInteger(`continuation[${i}]`, id, 0, vocabSize - 1));
-  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids, interrupt };
+  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids, interrupt, onLayer };
 }
 
 /** What run() throws when its interrupt stops it. */
