@@ -56,11 +56,14 @@ export class MatrixCanvas {
     Object.assign(this, { values, rows, cols, scale, cellWidth: w, cellHeight: h, queryOffset });
     const dpr = globalThis.devicePixelRatio || 1;
     const cssWidth = w * cols, cssHeight = h * rows;
+    // Setting a canvas's size clears and reallocates it even when the size is the same: only a new
+    // size is set (the paint covers every pixel of the base, and mark() clears the overlay).
     for (const canvas of [this.base, this.overlay]) {
-      canvas.width = Math.max(1, Math.round(cssWidth * dpr));
-      canvas.height = Math.max(1, Math.round(cssHeight * dpr));
-      canvas.style.width = `${cssWidth}px`;
-      canvas.style.height = `${cssHeight}px`;
+      const width = Math.max(1, Math.round(cssWidth * dpr)), height = Math.max(1, Math.round(cssHeight * dpr));
+      if (canvas.width !== width) canvas.width = width;
+      if (canvas.height !== height) canvas.height = height;
+      if (canvas.style.width !== `${cssWidth}px`) canvas.style.width = `${cssWidth}px`;
+      if (canvas.style.height !== `${cssHeight}px`) canvas.style.height = `${cssHeight}px`;
     }
     const drawn = ++this.drawn; // a later draw makes this one's paint job moot
     paint(() => {
