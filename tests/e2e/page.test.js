@@ -534,16 +534,27 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
   // Scrolled to the middle layers, a new drawing paints the heatmaps on screen before the others
   // (it used to go from the first layer down), and says when only those off screen are left.
   await thumbs.nth(77).evaluate((thumb) => thumb.scrollIntoView({ block: 'center' }));
-  const order = await page.evaluate(async () => {
+  // Each drawing's paints: whether each canvas painted is on screen, and data-painting then; and
+  // whether the grid is still busy once the paints stop (`rows`: the layers given, as a streamed
+  // run brings them; `copy`: new arrays, painted again).
+  const paints = (options) => page.evaluate(async ({ copy, upTo }) => {
     const painted = [];
     const drawImage = CanvasRenderingContext2D.prototype.drawImage;
     CanvasRenderingContext2D.prototype.drawImage = function (...args) {
       painted.push([this.canvas, document.querySelector('.mh-grid').dataset.painting]);
       return drawImage.apply(this, args);
     };
-    window.__showAll();
+    window.__showAll({ copy, upTo });
+    const grid = document.querySelector('.mh-grid');
+    // Done when aria-busy goes, or when it stays after 20 frames without a paint (layers to come).
     await new Promise((resolve) => {
-      const wait = () => (document.querySelector('.mh-grid[aria-busy]') ? requestAnimationFrame(wait) : resolve());
+      let quiet = 0, seen = 0;
+      const wait = () => {
+        quiet = painted.length === seen ? quiet + 1 : 0;
+        seen = painted.length;
+        if (!grid.hasAttribute('aria-busy') || quiet > 20) resolve();
+        else requestAnimationFrame(wait);
+      };
       wait();
     });
     CanvasRenderingContext2D.prototype.drawImage = drawImage;
@@ -551,8 +562,9 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
       const box = canvas.getBoundingClientRect();
       return box.bottom > 0 && box.top < innerHeight;
     };
-    return painted.map(([canvas, painting]) => [shown(canvas), painting]);
-  });
+    return { order: painted.map(([canvas, painting]) => [shown(canvas), painting]), busy: grid.getAttribute('aria-busy'), painting: grid.dataset.painting ?? null };
+  }, { copy: true, upTo: 12, ...options });
+  const { order } = await paints();
   const onScreen = order.filter(([shown]) => shown).length;
   expect(order).toHaveLength(144);
   expect(onScreen).toBeGreaterThan(0);
@@ -560,6 +572,17 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
   expect(order.map(([shown]) => shown)).toEqual([...Array(onScreen).fill(true), ...Array(144 - onScreen).fill(false)]);
   // data-painting said "screen" while the first were painted, "offscreen" from the first slice after them.
   expect(order.slice(0, onScreen).every(([, painting]) => painting === 'screen')).toBe(true);
+  // The same arrays again paint nothing. Layers still to come (a streamed run's) keep what they
+  // showed, and the grid stays busy; with some on screen, data-painting stays "screen".
+  expect((await paints({ copy: false })).order).toHaveLength(144);
+  expect(await paints({ copy: false })).toEqual({ order: [], busy: null, painting: null });
+  const streaming = await paints({ upTo: 3 });
+  expect(streaming).toMatchObject({ busy: 'true', painting: 'screen' });
+  expect(streaming.order).toHaveLength(36);
+  // Once they come, only the layers whose arrays changed are painted again (the first three's).
+  const came = await paints({ copy: false });
+  expect(came).toMatchObject({ busy: null, painting: null });
+  expect(came.order).toHaveLength(36);
   await screenshot(page, 'model-view-144');
   expect(problems).toEqual([]);
   await page.close();

@@ -36,11 +36,13 @@ try {
   view.update({ tokens, causal: false, title: 'Every layer', rows: plain(layers, true) });
   view.update({ tokens: tokens.slice(0, N / 2), causal: false, title: 'Every layer', rows: plain(run(N / 2), false) });
   const busy = root.getAttribute('aria-busy');
-  window.__showAll = () => view.update({
+  // `copy`: the same numbers in new arrays, which the grid paints again (the same arrays it does
+  // not); the layers from `upTo` on are still to come (weights null), as while a run streams.
+  window.__showAll = ({ copy = false, upTo = LAYERS } = {}) => view.update({
     tokens, causal: false, title: 'Every layer',
     rows: layers.map((l, i) => ({
-      title: `Layer ${i + 1}`, weights: l.weights, ablated: l.weights.map(() => false),
-      roles: l.weights.map((_, h) => roles[i * HEADS + h].top),
+      title: `Layer ${i + 1}`, heads: HEADS, weights: i >= upTo ? null : copy ? l.weights.map((w) => w.slice()) : l.weights,
+      ablated: l.weights.map(() => false), roles: l.weights.map((_, h) => roles[i * HEADS + h].top),
     })),
   });
   let pending = false;

@@ -26,6 +26,9 @@ const THUMB_MIN = 56; // CSS px: the smallest thumbnail of the every-layer grid
 // A role's name on a badge as narrow as a thumbnail; the hover readout and the title say it whole.
 const SHORT_ROLE = { previous: 'prev', punctuation: 'punct', duplicate: 'dup', induction: 'induct' };
 
+/** The number of heads of a row of the every-layer grid. */
+const headsOf = (row) => row.heads ?? row.weights.length;
+
 /** "induction 0.931", or "no clear role" for null. */
 function roleText(top, digits = 3) {
   return top ? `${top.role} ${top.score.toFixed(digits)}` : 'no clear role';
@@ -33,8 +36,10 @@ function roleText(top, digits = 3) {
 
 export function createGridView(root, { onSelectHead = () => {}, onToggleHead = null } = {}) {
   // data: { tokens, keyTokens?, weights: per head (nQueries × nKeys), title, kvHeads?, window?, row? }, or { tokens, rows:
-  // [{ title, weights, roles?: ({ role, score } | null) per head, ablated?: boolean per head, window? }], title, kvHeads?, row? };
-  // row: a query row marked in every head, the others dimmed
+  // [{ title, weights, heads?, roles?: ({ role, score } | null) per head, ablated?: boolean per head, window? }], title, kvHeads?, row? };
+  // row: a query row marked in every head, the others dimmed. A row whose weights are null (its
+  // `heads` gives their number) is still to come: its thumbnails keep what they showed, and the
+  // grid stays aria-busy.
   const state = { data: null, cards: [], shape: '' };
   const paints = paintQueue(root);
   const scale = weightScale();
@@ -87,7 +92,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
   /** (Re)builds the cards when the number of layers or heads changes. */
   function build(data) {
     const kv = data.kvHeads ?? [];
-    const shape = `${data.rows ? `rows ${data.rows.map((r) => r.weights.length)}` : `heads ${data.weights.length}`} kv ${kv}`;
+    const shape = `${data.rows ? `rows ${data.rows.map(headsOf)}` : `heads ${data.weights.length}`} kv ${kv}`;
     if (state.shape === shape) return;
     state.shape = shape;
     if (!data.rows) {
@@ -103,7 +108,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
       group.setAttribute('role', 'group');
       group.setAttribute('aria-label', row.title);
       const line = el('div', 'mh-grid-cards');
-      const rowCards = row.weights.map((_, h) => card(h, l));
+      const rowCards = Array.from({ length: headsOf(row) }, (_, h) => card(h, l));
       state.cards.push(...rowCards);
       line.append(...grouped(rowCards, kv, true));
       group.append(el('h4', '', row.title), line);
@@ -146,7 +151,7 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     let side;
     if (data.rows) {
       // Every head of a layer on one line where they fit (12 across from about 900 px).
-      const heads = Math.max(...data.rows.map((r) => r.weights.length));
+      const heads = Math.max(...data.rows.map(headsOf));
       const across = Math.max(1, Math.min(heads, Math.floor((width + GAP) / (THUMB_MIN + 10 + GAP))));
       side = Math.max(THUMB_MIN - 10, Math.floor((width - GAP * (across - 1)) / across) - 10);
     } else {
@@ -158,23 +163,41 @@ export function createGridView(root, { onSelectHead = () => {}, onToggleHead = n
     for (const c of state.cards) {
       const { button, head, layer } = c;
       const where = layer === null ? `${data.title ?? ''} head ${head + 1}` : `Layer ${layer + 1} head ${head + 1}`;
-      button.setAttribute('aria-label', `${where}: enlarge`.trim());
+      const label = `${where}: enlarge`.trim();
+      if (button.getAttribute('aria-label') !== label) button.setAttribute('aria-label', label);
       if (c.badge) showBadge(c, data.rows[layer], side);
     }
-    paints.start(state.cards.map(({ matrix, shown, head, layer }) => () => {
+    // A thumbnail is painted again only when what it shows changes: a streamed run's rows come
+    // one update at a time, and the final answer brings only the roles.
+    const comes = (c) => c.layer !== null && data.rows[c.layer].weights === null;
+    const ready = state.cards.filter((c) => !comes(c));
+    const waiting = state.cards.filter(comes);
+    paints.start(ready.map((c) => () => {
+      const { matrix, shown, head, layer } = c;
       const weights = (layer === null ? data.weights : data.rows[layer].weights)[head];
       const window = (layer === null ? data.window : data.rows[layer].window) ?? null;
-      matrix.draw(weights, queries.length, keys.length, scale,
-        { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window, queryOffset: data.queryOffset ?? 0 });
+      const picture = [weights, queries.length, keys.length, side, Boolean(data.causal), window, data.queryOffset ?? 0];
+      if (!c.picture?.every((value, i) => value === picture[i])) {
+        matrix.draw(weights, queries.length, keys.length, scale,
+          { maxWidth: side, maxHeight: side, causal: Boolean(data.causal), window, queryOffset: data.queryOffset ?? 0 });
+        c.picture = picture;
+      }
       matrix.mark({ rows: markedRows(), dim: true });
       shown.axes = axes(data);
-    }), state.cards.map((c) => c.element));
+    }), ready.map((c) => c.element), waiting.map((c) => c.element));
   }
 
-  /** A card's badge: the head's top role (or a dash), marked when the head is switched off. */
-  function showBadge({ element, badge, button, head, about }, row, side) {
+  /**
+   * A card's badge: the head's top role (or a dash), marked when the head is switched off. Written
+   * only when it changes: the model view updates at each layer a streamed run brings.
+   */
+  function showBadge(c, row, side) {
+    const { element, badge, button, head, about } = c;
     const top = row.roles?.[head] ?? null;
     const off = Boolean(row.ablated?.[head]);
+    const shows = [top?.role, top?.score, off, Boolean(row.roles), side, about()].join(' ');
+    if (c.shows === shows) return;
+    c.shows = shows;
     element.classList.toggle('mh-off', off);
     badge.style.display = !row.roles && !onToggleHead ? 'none' : ''; // `all: unset` undoes [hidden]
     badge.style.maxWidth = `${side + 4}px`;

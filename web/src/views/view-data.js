@@ -55,17 +55,27 @@ export const OVERVIEW_SIZE = 128;
  * [{ weights: per head }] }: each matrix pooled into blocks of `block` tokens (the mean weight over
  * each block's cells), so it has at most `size` rows and columns; `labels` names each block's
  * tokens. Below `size` tokens block is 1, and the weights and labels are the run's own. Reads one
- * layer at a time, so a run that keeps few layers recomputes each once.
+ * layer at a time, so a run that keeps few layers recomputes each once. The layers in `sent`
+ * (those the page's worker streamed already) are null.
  */
-export function overviewOf(result, size = OVERVIEW_SIZE) {
-  const n = result.tokens.length;
-  const block = Math.ceil(n / size), m = Math.ceil(n / block);
-  const labels = block === 1 ? result.tokens
-    : Array.from({ length: m }, (_, i) => `tokens ${i * block + 1}–${Math.min(n, (i + 1) * block)}`);
-  const layers = Array.from({ length: result.numLayers }, (_, l) => ({
-    weights: Array.from({ length: result.numHeads }, (_, h) => (block === 1 ? result.attention(l, h) : pooled(result.attention(l, h), n, block))),
-  }));
+export function overviewOf(result, size = OVERVIEW_SIZE, sent = new Set()) {
+  const { block, labels } = overviewBlocks(result.tokens, size);
+  const layers = Array.from({ length: result.numLayers }, (_, l) => (sent.has(l) ? null
+    : { weights: thumbnails(Array.from({ length: result.numHeads }, (_, h) => result.attention(l, h)), result.tokens.length, block) }));
   return { block, labels, layers };
+}
+
+/** The blocks of the model view of `tokens`: { block, labels }, as overviewOf makes them. */
+export function overviewBlocks(tokens, size = OVERVIEW_SIZE) {
+  const n = tokens.length;
+  const block = Math.ceil(n / size), m = Math.ceil(n / block);
+  const labels = block === 1 ? tokens : Array.from({ length: m }, (_, i) => `tokens ${i * block + 1}–${Math.min(n, (i + 1) * block)}`);
+  return { block, labels };
+}
+
+/** One layer's heads (n × n each) as the model view's thumbnails, in blocks of `block` tokens (overviewBlocks). */
+export function thumbnails(heads, n, block) {
+  return block === 1 ? heads : heads.map((a) => pooled(a, n, block));
 }
 
 /** (n × n) `a` as (m × m) means over blocks of `block` rows and columns, m = ⌈n / block⌉. */
@@ -146,15 +156,19 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
     const off = new Set(ablated.map(({ layer, head: h }) => `${layer}.${h}`));
     const sliding = windows.some((w) => w !== null);
     // The page's worker sends the model view pooled (overviewOf); the element holds every layer.
+    // While the page's worker streams a run (its layers come as they are computed), the layers
+    // still to come are rows without weights.
     const { block, labels, layers } = result.overview ?? { block: 1, labels: tokens, layers: result.layers };
-    const rows = layers.map((l, i) => ({
+    const heads = result.numHeads ?? layers.find(Boolean).weights.length;
+    const rows = Array.from({ length: result.numLayers ?? layers.length }, (_, i) => ({
       // A model with sliding-window layers says of each layer whether it slides or sees every key.
       title: `Layer ${i + 1}${sliding ? windowOf(i) === null ? ' · full' : ` · window ${windowOf(i)}` : ''}`,
-      weights: l.weights,
+      heads,
+      weights: layers[i]?.weights ?? null,
       // Pooled, the blocks wholly outside the window: key block J ≤ I − ⌈(W + block − 1) / block⌉.
       window: windowOf(i) === null ? null : Math.ceil((windowOf(i) + block - 1) / block),
-      roles: roles ? l.weights.map((_, h) => roles.find((r) => r.layer === i && r.head === h)?.top ?? null) : undefined,
-      ablated: l.weights.map((_, h) => off.has(`${i}.${h}`)),
+      roles: roles ? Array.from({ length: heads }, (_, h) => roles.find((r) => r.layer === i && r.head === h)?.top ?? null) : undefined,
+      ablated: Array.from({ length: heads }, (_, h) => off.has(`${i}.${h}`)),
     }));
     const title = block === 1 ? 'Every layer' : `Every layer, each thumbnail in blocks of ${block} tokens (their mean weight)`;
     return { tokens: labels, unknown: block === 1 ? unknown : [], rows, title, causal, kvHeads, row: row === null ? null : Math.floor(row / block) };
