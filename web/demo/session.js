@@ -164,8 +164,14 @@ const RESULT = Object.freeze({
 export function result(slice = RESULT, action, state) {
   switch (action.type) {
     case 'answered':
-      if (action.answer.type !== 'result' || !answerFits(state, action.asked)) return slice;
+      if (action.answer.type !== 'result') return dropStreamed(slice, action.asked);
+      if (!answerFits(state, action.asked)) return slice;
       return patched(slice, { run: merged(slice.run, action.answer, action.asked, state.session.info) });
+    case 'run-failed':
+      return dropStreamed(slice, action.asked);
+    case 'run-layers': // layers of the run in flight, as they were computed
+      if (!answerFits(state, action.asked)) return slice;
+      return patched(slice, { run: withLayers(slice.run, action.layers, action.asked, state.session.info) });
     case 'stopped': // the view of a run that was stopped goes, its sentence stays
       return answerFits(state, action.asked) ? patched(slice, { run: null }) : slice;
     case 'ready':
@@ -190,6 +196,14 @@ export function result(slice = RESULT, action, state) {
 }
 
 /**
+ * The result slice without the streamed run of `asked`, which failed or was interrupted (its inputs
+ * typed away from and back to): what it lacks is asked for afresh.
+ */
+function dropStreamed(slice, asked) {
+  return slice.run?.streamed && slice.run.key === asked.key ? patched(slice, { run: null }) : slice;
+}
+
+/**
  * `run` with `answer` (to `asked`) added: a run for new inputs starts afresh, with the shape of
  * the model's attention from its `info` (ModelInfo); an answer for the same inputs adds a layer's
  * trace or predictions to what is there.
@@ -197,24 +211,18 @@ export function result(slice = RESULT, action, state) {
  */
 export function merged(run, answer, asked, info) {
   const fresh = run?.key !== asked.key;
-  // nextTokens: a causal model's predictions by position, kept while the sentence stays, so
-  // hovering back over a token asks the worker nothing.
   // The same inputs keep their token arrays, so the token list keeps its buttons (and their focus).
-  const r = fresh ? {
-    key: asked.key, layers: [], overview: null, summaries: new Map(), traced: null, nextTokens: new Map(),
-    tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
-    // The toy layer's own mask, not the model's, is what its matrices show.
-    causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
-    kvHeads: asked.toy ? null : info?.kvHeads ?? null, windows: asked.toy ? null : info?.windows ?? null,
-    roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated,
-    promptLength: answer.tokens.length - (asked.written?.length ?? 0), steps: null,
-  } : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
-  if (asked.fresh && !fresh) Object.assign(r, { roles: answer.roles ?? null, changes: answer.changes ?? null }); // after a writing
+  const r = fresh ? newRun(answer, asked, info) : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
+  // After a writing, or once a streamed run's layers are all in.
+  if (asked.fresh && !fresh) Object.assign(r, { roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
   r.partial = false;
   if (answer.steps) r.steps = Object.freeze(answer.steps.map((step) => Object.freeze(step)));
   // A layer traced already holds its weights, with the rest of its matrices.
   for (const { layer, ...weights } of answer.layers ?? []) if (r.traced !== layer) r.layers[layer] = weights;
-  if (answer.overview) r.overview = answer.overview;
+  if (answer.overview) {
+    const before = r.overview?.layers ?? []; // a streamed run's thumbnails, which the answer leaves out
+    r.overview = { ...answer.overview, layers: answer.overview.layers.map((l, i) => l ?? before[i]) };
+  }
   if (answer.summary) r.summaries = new Map(r.summaries).set(summaryKey(answer.summary.kind, answer.summary.layer), answer.summary.weights);
   if (answer.trace) {
     const { layer, ...matrices } = answer.trace;
@@ -228,7 +236,53 @@ export function merged(run, answer, asked, info) {
     for (const { position, ...list } of answer.predictions) r.nextTokens.set(position, list); // { top, now? }
   } else if (answer.predictions) r.predictions = answer.predictions;
   const written = asked.written?.length ? ` (the last ${asked.written.length} written by the model)` : '';
-  if (fresh) r.summary = `${answer.tokens.length} tokens${written}, computed in ${answer.ms.toFixed(1)} ms.`;
+  if (fresh || run.streamed) r.summary = `${answer.tokens.length} tokens${written}, computed in ${answer.ms.toFixed(1)} ms.`;
+  r.streamed = false;
+  return Object.freeze(r);
+}
+
+/**
+ * A run for new inputs, from the first answer to `asked` (a RunAnswer, or a streamed layer's
+ * RunLayer before it), with the shape of the model's attention from its `info` (ModelInfo).
+ * nextTokens: a causal model's predictions by position, kept while the sentence stays, so
+ * hovering back over a token asks the worker nothing.
+ */
+function newRun(answer, asked, info) {
+  return {
+    key: asked.key, layers: [], overview: null, summaries: new Map(), traced: null, nextTokens: new Map(),
+    tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
+    numLayers: asked.toy ? 1 : info?.numLayers, numHeads: asked.toy ? asked.toy.numHeads : info?.numHeads,
+    // The toy layer's own mask, not the model's, is what its matrices show.
+    causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
+    kvHeads: asked.toy ? null : info?.kvHeads ?? null, windows: asked.toy ? null : info?.windows ?? null,
+    roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated ?? [],
+    promptLength: answer.tokens.length - (asked.written?.length ?? 0), steps: null, streamed: false,
+  };
+}
+
+/**
+ * `run` with layers of the run in flight for `asked` (a RunLayers), which came before its answer:
+ * the first ones start a streamed run for the new inputs, which the views draw as its layers come
+ * (still partial: the answer brings the rest), each with its head roles. Until the answer, what
+ * the run before showed of the same model stays, as the layers still to come do: the status line,
+ * the other layers' head roles and how far the switched-off heads moved each layer.
+ * @param {import('./worker/messages.js').RunLayers} streamed
+ */
+export function withLayers(run, streamed, asked, info) {
+  const same = run && run.numLayers === info.numLayers && run.numHeads === info.numHeads && !asked.toy;
+  const r = run?.key === asked.key ? { ...run, layers: [...run.layers] } : {
+    ...newRun({ ...streamed, causal: info.causal, hasLmHead: info.hasLmHead, ablated: asked.ablate }, asked, info),
+    summary: run?.summary, roles: same ? run.roles : null, changes: same ? run.changes : null, partial: true, streamed: true,
+  };
+  for (const { layer, weights } of streamed.layers) if (weights && r.traced !== layer) r.layers[layer] = { numHeads: weights.length, weights };
+  // Each layer's roles replace the ones the run before left, in layer then head order.
+  const came = new Set(streamed.layers.map((l) => l.layer));
+  r.roles = [...(r.roles ?? []).filter((role) => !came.has(role.layer)), ...streamed.layers.flatMap((l) => l.roles)]
+    .sort((a, b) => a.layer - b.layer || a.head - b.head);
+  if (streamed.overview) {
+    r.overview = { ...streamed.overview, layers: [...r.overview?.layers ?? []] };
+    for (const { layer, thumbnails } of streamed.layers) r.overview.layers[layer] = { weights: thumbnails };
+  }
   return Object.freeze(r);
 }
 
@@ -250,6 +304,7 @@ export function createSession(store) {
   // interrupt[0] = 1 stops the worker's run in flight; a page without shared memory has none.
   const interrupt = globalThis.crossOriginIsolated === true ? new Int32Array(new SharedArrayBuffer(4)) : null;
   let writeId = null; // the writing the worker is doing for this page
+  let flying = null; // { id, asked }: the run in flight, whose layers may come before its answer
   let slowTimer = 0;
   const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent, onRestart });
   worker.ready.then((info) => dispatch({ type: 'ready', info }), (error) => dispatch({ type: 'start-failed', message: error.message }));
@@ -295,9 +350,11 @@ export function createSession(store) {
     const { key, ...message } = asked;
     if (interrupt) Atomics.store(interrupt, 0, 0);
     dispatch({ type: 'sent', id, asked });
+    flying = { id, asked };
     slowTimer = setTimeout(() => dispatch({ type: 'slow', id }), SLOW);
     const settle = (action) => {
       clearTimeout(slowTimer);
+      flying = null;
       dispatch(action);
     };
     worker.run({ type: 'run', id, ...message }, asked.text.length).then(
@@ -325,6 +382,8 @@ export function createSession(store) {
         return dispatch({ type: 'loaded', loadId: data.loadId, info: data.info, choice: loading.choice, ms: performance.now() - loading.started });
       case 'load-failed':
         return dispatch({ type: 'load-failed', loadId: data.loadId, aborted: data.aborted, message: data.message });
+      case 'run-layers':
+        return flying?.id === data.runId ? dispatch({ type: 'run-layers', layers: data, asked: flying.asked }) : undefined;
       case 'write-step':
         return dispatch({ type: 'write-step', writeId: data.writeId, step: data.step, prefillMs: data.prefillMs, rows: data.rows });
       case 'write-done':

@@ -28,9 +28,9 @@ test('onLayer sees every layer in order, with the tokens and weights of the resu
     expect(result.truncated).toBe(true);
     expect(seen.map((s) => s.layer)).toEqual([0, 1, 2, 3, 4]);
     if (maxAttentionBytes) expect(result.keptLayers).toBe(2);
-    for (const { layer, tokens, unknown, truncated, totalTokens, weights } of seen) {
-      expect({ tokens, unknown, truncated, totalTokens }).toEqual({
-        tokens: result.tokens, unknown: result.unknown, truncated: result.truncated, totalTokens: result.totalTokens,
+    for (const { layer, ids, tokens, unknown, truncated, totalTokens, weights } of seen) {
+      expect({ ids, tokens, unknown, truncated, totalTokens }).toEqual({
+        ids: result.ids, tokens: result.tokens, unknown: result.unknown, truncated: result.truncated, totalTokens: result.totalTokens,
       });
       for (let h = 0; h < SIZES.heads; h++) {
         expect(weights[h].nQueries).toBe(128);

@@ -9,6 +9,7 @@ import { pageStatus } from '../../../web/demo/state/status.js';
 import { merged, result, session } from '../../../web/demo/session.js';
 import { linkState } from '../../../web/demo/url-sync.js';
 import { readUrlState, urlHash } from '../../../web/demo/url-state.js';
+import { viewData } from '../../../web/src/views/view-data.js';
 
 const BERT = { numLayers: 4, numHeads: 4, dModel: 64, causal: false, hasLmHead: true, maxTokens: 128, build: 'relaxed-simd', threads: 2, fallback: '' };
 const GPT = { ...BERT, numLayers: 2, causal: true };
@@ -91,6 +92,83 @@ describe('needed(): what the page asks the worker for', () => {
     const first = send(store);
     store.dispatch({ type: 'answered', asked: first, answer: answer(first) });
     store.dispatch({ type: 'layer', value: 'all' });
+    expect(needed(store.state)).toBeNull();
+  });
+
+  test('a streamed run: its layers draw as they come, in the model view and in a layer\'s view, and its answer completes it', () => {
+    const store = page({ sentence: 'The cat sat' });
+    const first = send(store);
+    const before = [{ layer: 1, head: 2, top: { role: 'previous', score: 0.9 } }];
+    store.dispatch({ type: 'answered', asked: first, answer: { ...answer(first), roles: before } });
+    store.dispatch({ type: 'layer', value: 'all' });
+    store.dispatch({ type: 'sentence', text: 'The cat sat.' });
+    const asked = send(store);
+    expect(asked).toMatchObject({ fresh: true, stream: true, overview: true });
+    const roleOf = (l) => ({ layer: l, head: 0, top: { role: 'self', score: 0.7 } });
+    const layer = (l) => ({ type: 'run-layers', runId: 1, layers: [{ layer: l, weights: [new Float32Array(9)], roles: [roleOf(l)] }],
+      tokens: ['The', 'cat', 'sat.'], unknown: [false, false, false], truncated: false, totalTokens: 3 });
+    store.dispatch({ type: 'run-layers', asked, layers: layer(0) });
+    const streamed = store.state.result.run;
+    // Each layer brings its roles; the other layers' from the run before stay until theirs come.
+    expect(streamed).toMatchObject({ key: asked.key, streamed: true, partial: true, roles: [roleOf(0), ...before], numLayers: 4, numHeads: 4 });
+    // The model view draws it, its layers still to come without weights; the line says what it said, busy.
+    expect(drawable(store.state)).toBe(true);
+    const rows = viewData('grid', streamed, 'all').rows;
+    expect(rows.map((r) => r.weights === null)).toEqual([false, true, true, true]);
+    expect(rows.map((r) => r.heads)).toEqual([4, 4, 4, 4]);
+    expect(pageStatus(store.state)).toEqual({ phase: 'busy', text: '3 tokens, computed in 5.0 ms.' });
+    // A layer's view draws once its layer came.
+    store.dispatch({ type: 'layer', value: 2 });
+    expect(drawable(store.state)).toBe(false);
+    store.dispatch({ type: 'run-layers', asked, layers: layer(1) });
+    expect(drawable(store.state)).toBe(false);
+    store.dispatch({ type: 'run-layers', asked, layers: layer(2) });
+    expect(drawable(store.state)).toBe(true);
+    store.dispatch({ type: 'run-layers', asked, layers: layer(3) });
+    expect(store.state.result.run.roles).toEqual([0, 1, 2, 3].map(roleOf));
+    // The answer leaves out the layers streamed, and brings the roles and the summary.
+    const roles = [{ layer: 0, head: 0, top: null }];
+    store.dispatch({ type: 'answered', asked, answer: { ...answer({ ...asked, fresh: false, overview: false }), roles, ms: 7 } });
+    const run = store.state.result.run;
+    expect(run).toMatchObject({ streamed: false, partial: false, roles });
+    expect(run.tokens).toBe(streamed.tokens); // the token list keeps its buttons
+    expect(run.layers.map((l) => l.weights.length)).toEqual([1, 1, 1, 1]);
+    store.dispatch({ type: 'layer', value: 'all' });
+    expect(needed(store.state)).toBeNull();
+    expect(pageStatus(store.state)).toEqual({ phase: 'ready', text: '3 tokens, computed in 7.0 ms.' });
+  });
+
+  test('a streamed layer of a run for inputs since changed is dropped; a streamed run interrupted is asked again whole', () => {
+    const store = page({ sentence: 'a' });
+    const asked = send(store);
+    store.dispatch({ type: 'sentence', text: 'a b' });
+    const streamed = { layers: [{ layer: 0, weights: [new Float32Array(1)], roles: [] }], tokens: ['a'], unknown: [false], truncated: false, totalTokens: 1 };
+    store.dispatch({ type: 'run-layers', asked, layers: streamed });
+    expect(store.state.result.run).toBeNull();
+    // Typed back while it runs: its first layers came, then the interrupt (set and cleared too late) stopped it.
+    store.dispatch({ type: 'sentence', text: 'a' });
+    store.dispatch({ type: 'run-layers', asked, layers: streamed });
+    expect(store.state.result.run).toMatchObject({ streamed: true });
+    store.dispatch({ type: 'answered', asked, answer: { type: 'error', id: 1, message: 'the run was interrupted', interrupted: true } });
+    expect(store.state.result.run).toBeNull();
+    expect(needed(store.state)).toMatchObject({ text: 'a', fresh: true, stream: true });
+  });
+
+  test('a pooled model view streams its thumbnails; the answer fills in the rest', () => {
+    const store = page({ sentence: 'The cat sat' });
+    store.dispatch({ type: 'layer', value: 'all' });
+    const asked = send(store);
+    expect(asked).toMatchObject({ stream: true, overview: true });
+    const tokens = ['The', 'cat', 'sat'], overview = { block: 2, labels: ['tokens 1–2', 'token 3'] };
+    const thumbnails = (l) => [Float32Array.of(l, 0, 0, 1)];
+    const streamed = (layers) => ({ layers: layers.map((l) => ({ layer: l, thumbnails: thumbnails(l), roles: [] })), overview, tokens, unknown: [false, false, false], truncated: false, totalTokens: 3 });
+    store.dispatch({ type: 'run-layers', asked, layers: streamed([0, 1]) });
+    expect(drawable(store.state)).toBe(true);
+    const rows = viewData('grid', store.state.result.run, 'all').rows;
+    expect(rows.map((r) => r.weights?.[0][0] ?? null)).toEqual([0, 1, null, null]);
+    const rest = { block: 2, labels: overview.labels, layers: [null, null, { weights: thumbnails(2) }, { weights: thumbnails(3) }] };
+    store.dispatch({ type: 'answered', asked, answer: { ...answer({ ...asked, fresh: false, overview: false }), overview: rest } });
+    expect(viewData('grid', store.state.result.run, 'all').rows.map((r) => r.weights[0][0])).toEqual([0, 1, 2, 3]);
     expect(needed(store.state)).toBeNull();
   });
 

@@ -47,9 +47,10 @@ export function predictedAt(state) {
  * sentence is empty, the model is writing (each step brings its own rows; what else the view
  * shows is asked once it ends), or these very inputs were stopped or failed (the reader changes
  * them to try again). A run is { key, text, toy, fresh, layers, overview, summary, trace, at, ablate?,
- * ablation?, chat?, written?, steps? } (worker/messages.js's RunRequest, plus the key): what the view on screen draws and
+ * ablation?, chat?, written?, steps?, stream? } (worker/messages.js's RunRequest, plus the key): what the view on screen draws and
  * the result lacks (the weights of its layer, the model view's thumbnails, an average or rollout, the full
- * trace of the layer the four-steps view shows), and a causal model's predictions at the chosen token.
+ * trace of the layer the four-steps view shows), and a causal model's predictions at the chosen token;
+ * a fresh run for a view that draws layers' weights has them sent as they are computed (`stream`).
  */
 export function needed(state) {
   return state.session.writing ? null : lacking(state);
@@ -71,8 +72,9 @@ export function lacking(state) {
   }
   const { view } = settings;
   const layer = shownLayer(state);
-  // The model view draws the weights themselves when the page holds every layer of a short text.
-  const everyLayer = run && run.tokens.length <= OVERVIEW_SIZE && run.layers.filter(Boolean).length === session.info.numLayers;
+  // The model view draws the weights themselves when the page holds every layer of a short text,
+  // or is being sent them as they are computed (a streamed run).
+  const everyLayer = run && run.tokens.length <= OVERVIEW_SIZE && (run.streamed || run.layers.filter(Boolean).length === session.info.numLayers);
   const overview = allLayersShown(state) && !run?.overview && !everyLayer;
   const weights = ['grid', 'head', 'lines'].includes(view) && !allLayersShown(state) && !run?.layers[layer];
   // The average and rollout views draw one matrix the worker computes: of the layer, or up to it.
@@ -89,7 +91,7 @@ export function lacking(state) {
   if (!fresh && !overview && !weights && summary === null && trace === null && predicted && !steps) return null;
   return {
     key, text, toy: null, fresh, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
-    chat, written, steps,
+    chat, written, steps, stream: fresh && ['grid', 'head', 'lines'].includes(view),
   };
 }
 

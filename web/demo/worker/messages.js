@@ -46,10 +46,12 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * of a layer's heads or the rollout up to it (`summary`); one layer's full trace (`trace`, a layer index or null); the predictions
  * after token `at` of a causal model; the strip of the written tokens (`steps`). `toy` runs the page's toy layer on the text's embeddings
  * instead. `ablate` switches heads off as `ablation` says. The answer is a RunAnswer or RunError
- * with the same id.
+ * with the same id. With `stream`, a fresh run whose layers all go to the page sends them as they
+ * are computed, in RunLayers (the answer then leaves them out), so the view draws the first layers
+ * while the others run.
  * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, fresh: boolean, layers: number[],
  *   overview: boolean, summary: { kind: 'average' | 'rollout', layer: number } | null, trace: number | null, at: number | null, ablate?: Head[],
- *   ablation?: 'zero' | 'mean', chat?: boolean, written?: number[], steps?: boolean }} RunRequest
+ *   ablation?: 'zero' | 'mean', chat?: boolean, written?: number[], steps?: boolean, stream?: boolean }} RunRequest
  * @typedef {{ dModel: number, numHeads: number, numKeyValueHeads: number, causal: boolean, seed: number }} ToySettings
  * @typedef {{ layer: number, head: number }} Head
  */
@@ -104,9 +106,15 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * @typedef {{ type: 'result', id: number, tokens: string[], unknown: boolean[], truncated: boolean, totalTokens: number,
  *   causal: boolean, hasLmHead: boolean, ablated: Head[], ablation: string | null, ms: number,
  *   layers?: { layer: number, numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
- *   overview?: { block: number, labels: string[], layers: { weights: Float32Array[] }[] },
+ *   overview?: { block: number, labels: string[], layers: ({ weights: Float32Array[] } | null)[] },
  *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },
  *   trace?: { layer: number } & object, predictions?: Prediction[], steps?: WrittenStep[] }} RunAnswer
+ * Layers of a streamed run (`runId`: the RunRequest's id), before its answer: per layer, its head
+ * roles, each head's weights (when the answer would have brought every layer's) and its model-view
+ * thumbnails (when it would have brought a pooled overview, whose blocks `overview` gives), and the
+ * tokens the answer will have. The answer's overview then has null for the layers streamed.
+ * @typedef {{ type: 'run-layers', runId: number, layers: { layer: number, roles: object[], weights?: Float32Array[], thumbnails?: Float32Array[] }[],
+ *   overview?: { block: number, labels: readonly string[] }, tokens: readonly string[], unknown: readonly boolean[], truncated: boolean, totalTokens: number }} RunLayers
  * A run that failed, or (`interrupted`) that the page's interrupt stopped.
  * @typedef {{ type: 'error', id: number, message: string, interrupted?: boolean }} RunError
  * @typedef {{ position: number, top: { token: string, id: number, probability: number, before?: number }[],

@@ -2,7 +2,8 @@
 // The page's Web Worker: it owns the engine, the model on screen, a model being loaded and the
 // toy layer, so downloading, tokenizing and computing never block typing. It draws nothing; the
 // page (session.js) decides what to ask and when. The messages both ways are typed in
-// messages.js: Start, Load and CancelLoad, a RunRequest (answered by a RunAnswer or RunError;
+// messages.js: Start, Load and CancelLoad, a RunRequest (answered by a RunAnswer or RunError, a
+// streamed one's layers sent before it as RunLayers, as they are computed;
 // the last run is kept, so another layer's trace or another position's predictions do not run
 // the model again), MeasureRoles and CancelMeasure (runs asked meanwhile are answered between
 // its steps), Write and CancelWrite (each step posted as it is made, and runs answered between
@@ -15,11 +16,14 @@ import { headRoles } from '../../src/analysis/head-roles.js';
 import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
 import { likeliest } from '../../src/model/likeliest.js';
-import { OVERVIEW_SIZE, attentionShape, layerMatrices, layerWeights, overviewOf, rolloutTo, tracedLayer } from '../../src/views/view-data.js';
+import {
+  OVERVIEW_SIZE, attentionShape, layerMatrices, layerWeights, overviewBlocks, overviewOf, rolloutTo, thumbnails, tracedLayer,
+} from '../../src/views/view-data.js';
 
 const PROGRESS_EVERY = 100; // ms between progress messages: a fast disk would post thousands
 const MAX_PREDICTED = 32; // [MASK] positions predicted per run: each costs a vocabulary-sized product
 const TOP_K = 5;
+const STREAM_GAP = 100; // ms between the messages of a streamed run's layers
 
 const state = {
   engine: null,
@@ -157,12 +161,14 @@ function answer(data) {
     const limits = {
       ...(written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) }), interrupt: state.interrupt,
     };
+    const { onLayer, streamed } = layerStream(data, model);
+    const run = onLayer ? { ...limits, onLayer } : limits;
     if (state.last?.key !== key || state.last.model !== model) {
       // The run with every head on is kept when only the heads switched off change.
       const before = state.last?.model === model && state.last.input === input ? state.last : null;
       const base = before ? before.base ?? (before.ablated ? null : before.result) : null;
       state.last = null; // the old result's arrays can go before the new run allocates its own
-      const result = ablate.length ? model.run(prompt, { ablate, ablation, ...limits }) : base ?? model.run(prompt, limits);
+      const result = ablate.length ? model.run(prompt, { ablate, ablation, ...run }) : base ?? model.run(prompt, run);
       state.last = { key, input, model, result, ablated: ablate.length > 0, base: ablate.length ? base : null };
     }
     // With heads off, the same text with every head on, for what changed (a writing's result comes without it).
@@ -180,17 +186,21 @@ function answer(data) {
     } else {
       // New inputs get every layer when they fit, so other layers show at once; else the ones asked for.
       const all = data.fresh && result.numLayers * result.numHeads * tokens.length ** 2 * 4 <= ALL_LAYERS_BYTES;
-      const layers = all ? Array.from({ length: result.numLayers }, (_, l) => l) : data.layers;
+      const layers = (all ? Array.from({ length: result.numLayers }, (_, l) => l) : data.layers).filter((l) => !streamed.weights.has(l));
       if (layers.length) message.layers = layers.map((l) => ({ layer: l, ...layerWeights(result, l) }));
       if (data.fresh) {
         // The roles read the copies about to be sent, when they are every layer, rather than copy each head again.
-        const sent = all ? { ids: result.ids, causal: result.causal, numLayers: result.numLayers, numHeads: result.numHeads, tokens,
+        const sent = all && !streamed.weights.size ? { ids: result.ids, causal: result.causal, numLayers: result.numLayers, numHeads: result.numHeads, tokens,
           attention: (l, h) => message.layers[l].weights[h] } : result;
-        message.roles = headRoles(sent);
+        message.roles = streamed.roles.length === result.numLayers ? streamed.roles.flat() : headRoles(sent);
         if (base) message.changes = layerChanges(base, result);
       }
-      // The model view: below OVERVIEW_SIZE tokens its thumbnails are the weights sent already, moved once.
-      if (data.overview) message.overview = all && tokens.length <= OVERVIEW_SIZE ? { block: 1, labels: tokens, layers: message.layers } : overviewOf(result);
+      // The model view: below OVERVIEW_SIZE tokens its thumbnails are the weights sent already, moved
+      // once (or streamed: the page has them); above, pooled, those streamed left out.
+      if (data.overview && !(streamed.weights.size && tokens.length <= OVERVIEW_SIZE)) {
+        message.overview = all && tokens.length <= OVERVIEW_SIZE ? { block: 1, labels: tokens, layers: message.layers }
+          : overviewOf(result, OVERVIEW_SIZE, streamed.thumbnails);
+      }
       if (data.summary) {
         const { kind, layer } = data.summary;
         message.summary = { kind, layer, weights: kind === 'rollout' ? rolloutTo(result, layer) : averageHeads(result, layer) };
@@ -209,6 +219,46 @@ function answer(data) {
     const failed = { type: 'error', id: data.id, message: error.message, interrupted: error?.name === 'AbortError' };
     self.postMessage(failed);
   }
+}
+
+/**
+ * run()'s onLayer for a fresh run the page streams (RunRequest.stream), and what it did
+ * (`streamed`: the layers posted with their weights, those posted with their thumbnails, and every
+ * layer's head roles). It posts, as RunLayers, each layer's weights when every layer goes to the
+ * page (they fit in ALL_LAYERS_BYTES), and its model view thumbnails when the page asks for them
+ * pooled (past OVERVIEW_SIZE tokens), with the layer's head roles, as they are computed while the
+ * next ones run: the first layer at once, then those done since, at most every STREAM_GAP ms, as
+ * each message redraws the page. The answer brings the rest.
+ */
+function layerStream(data, model) {
+  const streamed = { weights: new Set(), thumbnails: new Set(), roles: [] };
+  if (!data.stream || !data.fresh || data.toy) return { onLayer: undefined, streamed };
+  let done = [], posted = -Infinity;
+  /** @param {import('../../src/model/model.js').LayerDone} layerDone */
+  const onLayer = ({ layer, ids, tokens, unknown, truncated, totalTokens, attention }) => {
+    const n = tokens.length;
+    const whole = model.numLayers * model.numHeads * n ** 2 * 4 <= ALL_LAYERS_BYTES;
+    const pooled = data.overview && n > OVERVIEW_SIZE;
+    if (!whole && !pooled) return;
+    const heads = Array.from({ length: model.numHeads }, (_, h) => attention(h));
+    const { block, labels } = overviewBlocks(tokens);
+    // The layer's roles, read from the copies about to be sent (as one layer, renumbered).
+    const roles = headRoles({ ids, tokens, causal: model.causal, numLayers: 1, numHeads: model.numHeads, attention: (_, h) => heads[h] })
+      .map((role) => ({ ...role, layer }));
+    streamed.roles.push(roles);
+    done.push({ layer, roles, ...(whole ? { weights: heads } : {}), ...(pooled ? { thumbnails: thumbnails(heads, n, block) } : {}) });
+    if (performance.now() - posted < STREAM_GAP || layer === model.numLayers - 1) return;
+    /** @type {import('./messages.js').RunLayers} */
+    const message = { type: 'run-layers', runId: data.id, layers: done, tokens, unknown, truncated, totalTokens, ...(pooled ? { overview: { block, labels } } : {}) };
+    const arrays = done.flatMap((l) => [...l.weights ?? [], ...l.thumbnails ?? []]);
+    self.postMessage(message, { transfer: [...new Set(arrays.map((a) => a.buffer))] });
+    for (const l of done) {
+      if (l.weights) streamed.weights.add(l.layer);
+      if (l.thumbnails) streamed.thumbnails.add(l.layer);
+    }
+    [done, posted] = [[], performance.now()];
+  };
+  return { onLayer, streamed };
 }
 
 /**
@@ -373,7 +423,7 @@ function toyLayer(embeddings, n, { dModel, numHeads, numKeyValueHeads, causal, s
 /** @param {{ layers?: { weights: Float32Array[] }[], overview?: { layers: { weights: Float32Array[] }[] }, summary?: { weights: Float32Array },
  *   trace?: any }} answer */
 function transferable({ layers = [], overview, summary, trace }) {
-  const arrays = [...layers, ...overview?.layers ?? []].flatMap((l) => l.weights);
+  const arrays = [...layers, ...overview?.layers ?? []].flatMap((l) => l?.weights ?? []);
   if (summary) arrays.push(summary.weights);
   if (trace) {
     const t = trace;

@@ -152,6 +152,7 @@ export interface RunOptions {
 export interface LayerDone {
   /** The layer just computed, from 0. */
   readonly layer: number;
+  readonly ids: Int32Array;
   readonly tokens: readonly string[];
   readonly unknown: readonly boolean[];
   readonly truncated: boolean;

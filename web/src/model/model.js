@@ -94,7 +94,7 @@ export class Model {
    * an Int32Array, stops the run after the layer during which another thread made its first value
    * nonzero (a page's worker, told its run is no longer wanted): run() then throws an AbortError.
    * `options.onLayer(done)` is called as each layer is computed, before the next starts, with
-   * done = { layer, tokens, unknown, truncated, totalTokens, attention(head) }: the tokens are the
+   * done = { layer, ids, tokens, unknown, truncated, totalTokens, attention(head) }: the tokens are the
    * result's, and attention(head) that layer's weights as result.attention gives them, read during
    * the call only (a page shows each layer while the next ones run). What it throws stops the run
    * and is thrown by run().
@@ -170,7 +170,7 @@ export class Model {
             return withShape(held.slice(start, start + n * n), n, n);
           };
           try {
-            onLayer({ layer, tokens, unknown, truncated: total > n, totalTokens: total, attention });
+            onLayer({ layer, ids, tokens, unknown, truncated: total > n, totalTokens: total, attention });
           } finally {
             open = false;
           }
