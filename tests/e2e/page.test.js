@@ -533,7 +533,11 @@ test('the model view at 144 heads and 128 tokens: hover-to-paint time (reported,
 
   // Scrolled to the middle layers, a new drawing paints the heatmaps on screen before the others
   // (it used to go from the first layer down), and says when only those off screen are left.
-  await thumbs.nth(77).evaluate((thumb) => thumb.scrollIntoView({ block: 'center' }));
+  // The grid knows what is on screen from an IntersectionObserver, which reports at the next frame.
+  await thumbs.nth(77).evaluate((thumb) => new Promise((resolve) => {
+    thumb.scrollIntoView({ block: 'center' });
+    requestAnimationFrame(() => requestAnimationFrame(resolve));
+  }));
   // Each drawing's paints: whether each canvas painted is on screen, and data-painting then; and
   // whether the grid is still busy once the paints stop (`rows`: the layers given, as a streamed
   // run brings them; `copy`: new arrays, painted again).

@@ -163,7 +163,8 @@ test('the grid reads a 2 × 6 cell, and the exports draw and write 2 × 6 matric
     root.style.width = '640px';
     const grid = m.createGridView(root);
     grid.update({ ...data.common, weights: data.weights, title: 'grid' });
-    await new Promise((resolve) => { const wait = () => (root.querySelector('[aria-busy]') ? requestAnimationFrame(wait) : resolve()); wait(); });
+    // The grid is below the fold, so its heatmaps are painted from the next frame on: until aria-busy goes.
+    await new Promise((resolve) => { const wait = () => (root.hasAttribute('aria-busy') ? requestAnimationFrame(wait) : resolve()); wait(); });
     const thumb = root.querySelector('.mh-grid-card .mh-matrix');
     const box = thumb.querySelector('.mh-matrix-overlay').getBoundingClientRect();
     thumb.dispatchEvent(new PointerEvent('pointermove', { bubbles: true, clientX: box.right - 0.5, clientY: box.bottom - 0.5 }));

@@ -7,8 +7,9 @@
 // whose data is still to come (a streamed run's later layers) are `waiting`: aria-busy marks the
 // view until every paint is done and nothing waits, and data-painting="offscreen" once what is
 // left, painted or awaited, is off screen (tests wait for it). Which elements are on screen is
-// what an IntersectionObserver last said: asking the layout instead, after the caller changed the
-// page (the model view's badges), would lay it out there and then (16 ms for BERT-base's).
+// what an IntersectionObserver said at the last frame: asking the layout instead, after the caller
+// changed the page (the model view's badges), would lay it out there and then (16 ms for
+// BERT-base's). The first slice runs as the caller draws, for what is on screen only.
 const SLICE_MS = 12;
 
 /** Whether `element` is in the viewport now, from its layout. */
