@@ -2,7 +2,7 @@
 // package as the README uses it. A wrong or missing declaration fails the type check.
 import {
   ROLES, averageHeads, deleteCachedModel, headRoles, listCachedModels, loadEngine, relaxedSimdSupported, rollout, simdSupported, type AttentionTrace, type Engine,
-  type HeadRole, measureHeadRoles,
+  type HeadRole, type LayerDone, measureHeadRoles,
 } from 'multihead';
 
 const engine: Engine = await loadEngine({ simd: simdSupported(), relaxedSimd: relaxedSimdSupported() });
@@ -58,6 +58,16 @@ if (rope) console.log(rope.dimensions, rope.frequencies[0].toFixed(3));
 const kept: number = long.keptLayers;
 const rotated: Float32Array[] = [long.trace(0).queriesBeforeRotation(0), long.trace(0).keysBeforeRotation(3), long.trace(0).queries(0)];
 console.log(heads, window, kept, rotated, long.trace(0).kvHead(3));
+// Each layer as it is computed, and a run another thread can stop.
+const interrupt = new Int32Array(new SharedArrayBuffer(4));
+gemma.run('Once upon a time', {
+  interrupt,
+  onLayer: ({ layer, ids, tokens, truncated, attention }: LayerDone) => {
+    const first = attention(0);
+    const rows: number = first.nQueries;
+    console.log(layer, ids.length, tokens.length, truncated, first.length, rows);
+  },
+});
 // Writing token by token: each step's token and attention row, how it ended, the whole result.
 const writing = gemma.generate('Once upon a time', { maxNewTokens: 8, temperature: 0.7, topP: 0.9, seed: 1, stop: ['.', 2], signal: controller.signal });
 for await (const step of writing) {
