@@ -176,7 +176,13 @@ test('causal model: the badges name the live roles; switching off the induction 
   // The explanation's link does the same from the default model's page.
   const plain = await openPage('');
   await plain.page.locator('.explain a').filter({ hasText: 'Switch it off' }).click();
-  await plain.page.waitForFunction(() => document.querySelector('#predictions li')?.dataset.before !== undefined, null, { timeout: 30000 });
+  await plain.page.waitForFunction(() => document.querySelector('#predictions li')?.dataset.before !== undefined, null, { timeout: 30000 })
+    .catch(async (error) => {
+      // Once seen in CI and not since: what the page said, to tell a stop or a failure from a hang.
+      const said = await plain.page.evaluate(() => ({ state: document.body.dataset.state, model: document.body.dataset.model,
+        status: document.querySelector('#status').textContent, hash: location.hash, predictions: document.querySelector('#predictions').textContent.slice(0, 300) }));
+      throw new Error(`${error.message}; the page: ${JSON.stringify(said)}; problems: ${plain.problems.join('; ') || 'none'}`);
+    });
   expect((await shownPredictions(plain.page))[0].probability).toBeCloseTo(after[william.id], 5);
   // A link to another model that names no heads switches them all on.
   await plain.page.locator('.explain a').filter({ hasText: 'layer 2 head 2' }).click();
