@@ -76,7 +76,8 @@ export function lacking(state) {
   // or is being sent them as they are computed (a streamed run).
   const everyLayer = run && run.tokens.length <= OVERVIEW_SIZE && (run.streamed || run.layers.filter(Boolean).length === session.info.numLayers);
   const overview = allLayersShown(state) && !run?.overview && !everyLayer;
-  const weights = ['grid', 'head', 'lines'].includes(view) && !allLayersShown(state) && !run?.layers[layer];
+  const drawsWeights = ['grid', 'head', 'lines'].includes(view); // a layer's weights, or every layer's
+  const weights = drawsWeights && !allLayersShown(state) && !run?.layers[layer];
   // The average and rollout views draw one matrix the worker computes: of the layer, or up to it.
   const summary = ['average', 'rollout'].includes(view) && !run?.summaries.has(summaryKey(view, layer)) ? { kind: view, layer } : null;
   const trace = view === 'steps' && run?.traced !== layer ? layer : null;
@@ -91,7 +92,7 @@ export function lacking(state) {
   if (!fresh && !overview && !weights && summary === null && trace === null && predicted && !steps) return null;
   return {
     key, text, toy: null, fresh, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
-    chat, written, steps, stream: fresh && ['grid', 'head', 'lines'].includes(view),
+    chat, written, steps, stream: fresh && drawsWeights,
   };
 }
 
