@@ -26,7 +26,8 @@ import { benchDecode, reportDecode } from './decode.js';
 import { benchChromium, reportChromium } from './chromium.js';
 import { benchGemm, reportGemm } from './gemm.js';
 import { benchPage, reportPage } from './page.js';
-import { benchWholeModel, reportWholeModel } from './whole-model.js';
+import { benchWholeModel, reportTargets, reportWholeModel } from './whole-model.js';
+import { targetLine } from './targets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = `${ROOT}build/bench/results.json`;
@@ -208,7 +209,7 @@ function report({ peak, relaxedPeak, shapes, heap, model, host }) {
     `${m.tokens} tokens${m.ran < m.tokens ? ` (truncated to the model's ${m.ran})` : ''} ${m.medianMs.toFixed(1)} ms`).join(', '));
   lines.push('');
   lines.push('Targets:');
-  for (const t of targets(shapes, heap)) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+  for (const t of targets(shapes, heap)) lines.push(targetLine(t));
   return lines.join('\n');
 }
 
@@ -283,8 +284,7 @@ async function main() {
     execFileSync(process.execPath, [`${ROOT}tools/build.js`, 'wasm'], { stdio: ['ignore', 'ignore', 'inherit'] });
     results.wholeModel = await benchWholeModel();
     const lines = reportWholeModel(results.wholeModel);
-    lines.push('', 'Whole-model targets:');
-    for (const t of results.wholeModel.targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+    lines.push(...reportTargets(results.wholeModel.targets));
     if (results.shapes) console.log('');
     console.log(lines.join('\n'));
   }

@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
+import { targetLine } from './targets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GEMM_TARGET = 0.9;
@@ -162,7 +163,7 @@ export function reportBf16({ gemm, models, targets }) {
     }
   }
   lines.push('', 'BF16 target:');
-  for (const t of targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+  for (const t of targets) lines.push(targetLine(t));
   return lines.join('\n');
 }
 

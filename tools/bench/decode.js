@@ -13,6 +13,7 @@ import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
 import { checkpoint } from './checkpoints.js';
+import { targetLine } from './targets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SIZES = ['smollm2-135m', 'qwen2.5-0.5b', 'gpt2'];
@@ -95,7 +96,7 @@ export function reportDecode({ prompt, newTokens, results, targets }) {
       `${r.floorMs.toFixed(1).padStart(10)}${(r.stepMs / r.floorMs).toFixed(2).padStart(12)}${r.fullRunMs.toFixed(0).padStart(14)}${(r.fullRunMs / r.stepMs).toFixed(1).padStart(9)}`);
   }
   lines.push('  floor: reading the model.safetensors bytes once through WASM memory; speedup: a whole run over the text so far / a step', '', 'Decode targets:');
-  for (const t of targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+  for (const t of targets) lines.push(targetLine(t));
   return lines.join('\n');
 }
 

@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { measureSimdPeak } from './peak.js';
+import { targetLine } from './targets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ROUNDS = 3;
@@ -66,7 +67,7 @@ export function reportGemm({ rounds, peaks, shapes, targets }) {
       `${pad(pct(s.share['relaxed-simd']['relaxed-simd']), 9)}${pad(s.relaxedOverPlain.toFixed(2), 14)}`);
   }
   lines.push('', 'GEMM targets:');
-  for (const t of targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+  for (const t of targets) lines.push(targetLine(t));
   return lines.join('\n');
 }
 

@@ -16,14 +16,17 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../web/src/index.js';
 import { checkpoint, PYTHON } from './checkpoints.js';
 import { createOrtModel } from './ort-model.js';
+import { targetLine } from './targets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // rounds: timed rounds of all six contestants; a BERT-base run at 512 tokens takes seconds.
 // vsOrt: the target for ours / ORT, both on one thread and both on every core (from each issue),
-// for the SIMD build; relaxedVsOrt the relaxed-SIMD build's, where an issue set one.
+// for the SIMD build; relaxedVsOrt the relaxed-SIMD build's, where an issue set one. shortSpeedup:
+// our speedup on every core where onnxruntime-web's reaches it in the same run (a short input,
+// whose GEMMs are too small to split evenly: the threads issue's target).
 export const MODELS = [
-  { size: 'bert-base', runs: [{ tokens: 128, rounds: 7, relaxedVsOrt: 0.5 }, { tokens: 512, rounds: 5, relaxedVsOrt: 0.5 }], vsOrt: 0.55 },
+  { size: 'bert-base', runs: [{ tokens: 128, rounds: 7, relaxedVsOrt: 0.5, shortSpeedup: 1.6 }, { tokens: 512, rounds: 5, relaxedVsOrt: 0.5 }], vsOrt: 0.55 },
   { size: 'gpt2', runs: [{ tokens: 1024, rounds: 3 }], vsOrt: 0.55 },
   { size: 'smollm2-135m', runs: [{ tokens: 128, rounds: 7, relaxedVsOrt: 0.5 }, { tokens: 512, rounds: 5 }], vsOrt: 0.6 },
 ];
@@ -112,7 +115,7 @@ function agreement(ours, ort) {
   return { layers, hidden: maxDiff(ours.hidden, ort.hidden) };
 }
 
-async function benchLength(contestants, text, { rounds, relaxedVsOrt }) {
+async function benchLength(contestants, text, { rounds, relaxedVsOrt, shortSpeedup }) {
   // One run each to compare, which also warms up: the first run of a size touches fresh memory.
   const agree = {};
   let ids;
@@ -145,6 +148,7 @@ async function benchLength(contestants, text, { rounds, relaxedVsOrt }) {
     tokens: ids.length,
     rounds,
     relaxedVsOrt,
+    shortSpeedup,
     medianMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])),
     cores: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, median(v)])), // CPU time / wall time
     ratioOne: Object.fromEntries(BUILDS.map((b) => [b, perRound(`${b}${one}`, `ort${one}`)])),
@@ -212,8 +216,9 @@ const per100MB = (ms, bytes) => ms / 1000 / (bytes / 1e8);
 
 export function wholeModelTargets(models) {
   const list = [];
-  const add = (what, value, digits, op, limit) => list.push({
-    what, value: value.toFixed(digits), target: `${op} ${limit}`, met: op === '≤' ? value <= limit : value >= limit,
+  const add = (what, value, digits, op, limit, { note, judged = true } = {}) => list.push({
+    what, value: value.toFixed(digits), target: `${op} ${limit}`, note,
+    met: !judged ? null : op === '≤' ? value <= limit : value >= limit,
   });
   for (const m of models) {
     for (const l of m.lengths) {
@@ -224,6 +229,10 @@ export function wholeModelTargets(models) {
         if (l.ratioAll === undefined) continue;
         add(`${at}, all threads: multihead / onnxruntime-web time`, l.ratioAll[build], 2, '≤', limits[build]);
         add(`${at}: multihead speedup, all threads over 1`, l.speedup[build], 2, '≥', TARGETS.speedup);
+        if (l.shortSpeedup === undefined) continue;
+        // Judged only in a run where onnxruntime-web's threads pay as much: else the machine was busy.
+        add(`${at}: multihead speedup, all threads over 1, short input`, l.speedup[build], 2, '≥', l.shortSpeedup,
+          { note: `onnxruntime-web's ${l.ortSpeedup.toFixed(2)}`, judged: l.ortSpeedup >= l.shortSpeedup });
       }
     }
     for (const e of m.engines) {
@@ -297,6 +306,8 @@ export function reportWholeModel({ models, threadCounts, loadAverage }) {
   return lines;
 }
 
+export const reportTargets = (targets) => ['', 'Whole-model targets:', ...targets.map(targetLine)];
+
 // `node tools/bench/whole-model.js [size …]`: this part alone, for the models named (default all).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.argv.slice(2);
@@ -304,7 +315,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (unknown.length) throw new Error(`whole-model: unknown model ${unknown.join(', ')}; use ${MODELS.map((m) => m.size).join(', ')}`);
   const results = await benchWholeModel(sizes.length ? sizes : undefined);
   const lines = reportWholeModel(results);
-  lines.push('', 'Whole-model targets:');
-  for (const t of results.targets) lines.push(`  ${t.met ? 'met    ' : 'NOT met'} ${t.what}: ${t.value} (target ${t.target})`);
+  lines.push(...reportTargets(results.targets));
   console.log(lines.join('\n'));
 }
