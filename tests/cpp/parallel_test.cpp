@@ -186,6 +186,47 @@ TEST(ParallelGemm, GivesTheKernelsBitsAtEveryThreadCountAndShape) {
   }
 }
 
+// The calls a GEMM made to the kernel below, and the widest: a product split over the threads is
+// several calls, each of some of the columns.
+std::atomic<int> gemm_calls{0};
+std::atomic<size_t> widest_call{0};
+void counting_gemm(size_t, size_t n, size_t, const float*, size_t, const float*, size_t, const float*, float*, size_t) {
+  gemm_calls++;
+  widest_call = std::max(widest_call.load(), n);
+}
+void counting_gemm_bf16(size_t m, size_t n, size_t k, const float*, size_t, const uint16_t*, size_t, const float*, float*, size_t) {
+  counting_gemm(m, n, k, nullptr, 0, nullptr, 0, nullptr, nullptr, 0);
+}
+
+TEST(ParallelGemm, ASingleRowSplitsOnlyWeightsOfTwoMegabytesOrMore) {
+  // A decode step's row reads each weight once: below 2 MiB of them, waking a worker costs more
+  // than it saves. Each product here is past kParallelWork multiply-adds.
+  Threads threads(2);
+  if (threads.got < 2) GTEST_SKIP() << "this build has no threads";
+  struct Case { size_t m, n, k; bool bf16; bool split; };
+  for (const Case c : {Case{1, 768, 512, false, false}, Case{1, 1536, 576, true, false}, Case{1, 1024, 1024, false, true},
+                       Case{1, 2048, 1024, true, true}, Case{2, 768, 512, false, true}}) {
+    ASSERT_GE(c.m * c.n * c.k, kParallelWork);
+    gemm_calls = 0;
+    widest_call = 0;
+    // The kernel reads nothing: B's one value stands for every panel (a stride of 0).
+    std::vector<float> a(c.m * c.k), b(1), out(c.m * c.n);
+    const std::vector<uint16_t> halves(1);
+    if (c.bf16) {
+      parallel_gemm(counting_gemm_bf16, c.m, c.n, c.k, a.data(), c.k, halves.data(), 0, nullptr, out.data(), c.n);
+    } else {
+      parallel_gemm(counting_gemm, c.m, c.n, c.k, a.data(), c.k, b.data(), 0, nullptr, out.data(), c.n);
+    }
+    const std::string what = std::to_string(c.m) + "×" + std::to_string(c.n) + "×" + std::to_string(c.k) + (c.bf16 ? " bf16" : " f32");
+    if (c.split) {
+      EXPECT_GT(gemm_calls, 1) << what;
+    } else {
+      EXPECT_EQ(gemm_calls, 1) << what;
+      EXPECT_EQ(widest_call, c.n) << what;
+    }
+  }
+}
+
 TEST(ParallelAttention, EveryThreadCountGivesTheSameTraceBits) {
   // Four blocks of query rows per head, the last one short; and fewer tokens than one block, wide
   // enough to be split (each thread's scratch rows then hold fewer than a block).

@@ -3,8 +3,8 @@
 // at 1 and 2 threads. Each writes 16 tokens greedily after a 256-token prompt; a step's time is
 // the median of its elapsedMs (choosing the token and running it). Against it, in the same run:
 // - the floor, the time to read the model's weight bytes once through WASM memory (gemm-probe.js
-//   stream), since a step reads every weight once (the issue's target: at most 1.5 times it at one
-//   thread);
+//   stream), since a step reads every weight once (the target: at most 1.3 times it at one thread,
+//   the relaxed-SIMD issue's, where the decode issue's was 1.5);
 // - a whole run over 257 tokens, what writing one token costs without a KV cache (the target: a
 //   step at most 1/20 of it, for SmolLM2-135M).
 // `node tools/bench/decode.js [size …]` runs it alone.
@@ -18,7 +18,7 @@ import { targetLine } from './targets.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SIZES = ['smollm2-135m', 'qwen2.5-0.5b', 'gpt2'];
 const PROMPT = 256, NEW_TOKENS = 16;
-const TARGETS = { floor: 1.5, recompute: 1 / 20 };
+const TARGETS = { floor: 1.3, recompute: 1 / 20 };
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** Words that `model` makes into exactly `tokens` tokens. */
