@@ -32,13 +32,17 @@ export function linkHref(state) {
 
 /** Keeps the address bar and `store`'s settings in step. */
 export function syncUrl(store) {
-  let last = -Infinity, timer = 0, written = '';
+  // applied: the hash the settings hold, as location.hash spells it (the page's last write, or the
+  // last one read). A hash that differs was set by a link, by hand or by Back, and its hashchange
+  // is still to come: a write due meanwhile (a typing gap's timer) would replace that entry's new
+  // hash with the state it left, and the hashchange would then read the old state back.
+  let last = -Infinity, timer = 0, written = '', applied = location.hash;
   const besidesSentence = (state) => urlHash({ ...linkState(state), sentence: '' });
   const write = () => {
     clearTimeout(timer);
     timer = 0;
     const state = store.state;
-    if (state.session.writing) return;
+    if (state.session.writing || location.hash !== applied) return;
     last = performance.now();
     written = besidesSentence(state);
     const hash = urlHash(linkState(state));
@@ -47,11 +51,15 @@ export function syncUrl(store) {
     } catch {
       // over the browser's limit: the next change writes the URL again
     }
+    applied = location.hash;
   };
   store.subscribe((state) => {
     const wait = last + TYPING_GAP - performance.now();
     if (wait <= 0 || besidesSentence(state) !== written) write();
     else timer ||= setTimeout(write, wait);
   });
-  window.addEventListener('hashchange', () => store.dispatch({ type: 'url', url: readUrlState(location.hash) }));
+  window.addEventListener('hashchange', () => {
+    applied = location.hash;
+    store.dispatch({ type: 'url', url: readUrlState(location.hash) });
+  });
 }
