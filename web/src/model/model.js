@@ -134,7 +134,7 @@ export class Model {
     if (typeof prompt !== 'string' && !chat) {
       throw new TypeError(`the prompt must be text (a string) or { messages: [{ role, content }, …] }, got ${describe(prompt)}`);
     }
-    const text = chat ? renderChat(this.#chat, prompt.messages) : prompt;
+    const text = chat ? renderChat(this.#chat, prompt.messages, this.maxTokens) : prompt;
     if (text.trim() === '') throw new RangeError(`${chat ? 'the rendered chat' : 'the prompt'} is empty: type at least one word`);
     const { ids, tokens, unknown, spans, complete } = this.#tokenizer.encode(text, { addSpecialTokens: !chat, atLeast });
     return { ids, tokens, unknown, spans, complete };
