@@ -11,6 +11,7 @@
 // weights-stream.js hands it over.
 import { bytesOf, checkBytes, describe } from '../check.js';
 import { readSafetensorsHeader, readSafetensorsHeaderFromStream } from './safetensors-header.js';
+import { streamChunks } from './streams.js';
 
 // How much one read from a file or Blob takes: large enough that per-call overhead vanishes,
 // small enough to be "one download chunk" next to a model's hundreds of megabytes.
@@ -55,7 +56,7 @@ export async function readBlob(blob, name, start = 0, end = blob.size) {
 
 /** A file in Node, read through a file handle; `url` is a file: URL. */
 export function nodeFileSource(url, name, fs) {
-  const failed = (error) => new Error(`cannot read ${name} from ${url}: ${error.message}`);
+  const failed = (error) => Object.assign(new Error(`cannot read ${name} from ${url}: ${error.message}`), { code: error.code });
   const open = () => fs.open(url, 'r').catch((error) => {
     throw failed(error);
   });
@@ -97,7 +98,7 @@ export function urlSource(get, name) {
   return {
     header: (signal) => readSafetensorsHeader(get, { label: name, signal }),
     async *chunks(start, signal) {
-      yield* streamChunks((await get(null, signal)).body, start, signal);
+      yield* streamChunks((await get(null, signal)).body, start, signal, name);
     },
   };
 }
@@ -121,40 +122,6 @@ function readableStream(iterable) {
       await iterator.return?.();
     },
   });
-}
-
-/**
- * Reads a ReadableStream's chunks as they arrive, skipping the first `skip` bytes, and cancels the
- * stream when the reader stops early (an error, an abort), so no download runs on unseen.
- */
-export async function* streamChunks(body, skip, signal) {
-  const reader = body.getReader();
-  const abort = () => reader.cancel(signal.reason).catch(() => {});
-  signal?.addEventListener('abort', abort, { once: true });
-  let done = false;
-  try {
-    for (;;) {
-      signal?.throwIfAborted();
-      const next = await reader.read();
-      signal?.throwIfAborted();
-      if (next.done) {
-        done = true;
-        return;
-      }
-      const { value } = next;
-      if (skip >= value.byteLength) {
-        skip -= value.byteLength;
-        continue;
-      }
-      yield skip ? value.subarray(skip) : value;
-      skip = 0;
-    }
-  } finally {
-    signal?.removeEventListener('abort', abort);
-    // Only a body not read to its end is cancelled: Chromium reports cancelling a finished one
-    // as an aborted request.
-    if (!done) reader.cancel().catch(() => {});
-  }
 }
 
 /** A byte source for bytes or a Blob; anything else is a TypeError naming `name`. */

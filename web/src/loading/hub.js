@@ -7,7 +7,7 @@
 // {id}/resolve/{revision}/ part of the Hub's URL space.
 
 import { describe } from '../check.js';
-import { readPrefix } from './safetensors-header.js';
+import { readPrefix } from './streams.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 

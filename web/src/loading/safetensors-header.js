@@ -3,32 +3,10 @@
 // length is refused above the engine's limit before anything more is read. This module does not
 // parse the JSON (C++ does, with config.json) and knows nothing of the Hub beyond what a caller's
 // `get` function does.
+import { brokenOff, readPrefix } from './streams.js';
 
 /** The engine's kMaxSafetensorsHeaderBytes (cpp/include/multihead/safetensors.h): 16 MiB. */
 export const MAX_SAFETENSORS_HEADER_BYTES = 16 * 1024 * 1024;
-
-/**
- * The first `count` bytes of a stream (fewer if it ends first), then cancels the rest, so a
- * larger answer is never held. Rejects with the stream's error (an AbortError when aborted).
- */
-export async function readPrefix(stream, count) {
-  const reader = stream.getReader();
-  const out = new Uint8Array(count);
-  let filled = 0;
-  try {
-    while (filled < count) {
-      const { done, value } = await reader.read();
-      if (done) return out.subarray(0, filled);
-      const take = Math.min(value.length, count - filled);
-      out.set(value.subarray(0, take), filled);
-      filled += take;
-    }
-    return out;
-  } finally {
-    if (filled >= count) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-}
 
 /** "bytes a-b/total" → { start, end, total } (total null for '*'); null when absent or malformed. */
 function contentRange(response) {
@@ -85,14 +63,6 @@ async function readExactly(response, count, label, what) {
   }
   if (bytes.length !== count) throw new Error(`${label}: ${what} has ${bytes.length} bytes, expected ${count}`);
   return bytes;
-}
-
-/** A stream's error as it should reach the caller: an abort untouched, a broken download named. */
-function brokenOff(error, label) {
-  if (error?.name === 'AbortError') return error;
-  // Node's fetch says "terminated" and keeps the reason in `cause`; browsers give one message.
-  const cause = error?.cause?.message ?? error?.cause?.code;
-  return new Error(`${label}: the download broke off: ${error?.message ?? String(error)}${cause ? ` (${cause})` : ''}`);
 }
 
 /**

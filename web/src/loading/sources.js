@@ -3,10 +3,12 @@
 // Blobs and Files, or URLs (http(s): in browsers and workers, file: and paths in Node). One loader
 // for the built-in model, the Hub, a URL and a user's files. The two JSON files are read here;
 // model.safetensors becomes a byte source (byte-sources.js) that the model streams in later.
-// Files are untrusted: JSON is refused when it nests deeper than any real model file does, before
-// a parser or the tokenizer library could recurse that deep and overflow the stack.
+// Files are untrusted: each JSON file is read as a stream and refused as soon as it passes its size
+// limit, and refused when it nests deeper than any real model file does, before a parser or the
+// tokenizer library could recurse that deep and overflow the stack.
 
-import { nodeFileSource, readBlob, streamChunks, urlSource, valueSource } from './byte-sources.js';
+import { nodeFileSource, readBlob, urlSource, valueSource } from './byte-sources.js';
+import { readWhole, streamChunks, tooLarge } from './streams.js';
 import { bytesOf, checkBytes, describe } from '../check.js';
 import { BUILTINS, BUILTIN_NAMES } from './builtins.js';
 import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, hubRepoFiles, parseHubId } from './hub.js';
@@ -17,6 +19,20 @@ import { readSafetensorsHeader, readSafetensorsHeaderFromStream } from './safete
 // Real config.json and tokenizer.json files nest 4 to 6 levels deep (a tokenizer's normalizer
 // Sequence of objects holding arrays); the C++ JSON readers apply the same limit.
 export const MAX_JSON_DEPTH = 64;
+
+// The most bytes read of each JSON file, about twice the largest real one of a supported model
+// (the Hub API's answer has its own, in hub.js). A file given as text is held to the same number
+// of characters; one given as an object is the caller's own, already in memory.
+export const MAX_JSON_BYTES = Object.freeze({
+  'config.json': 4 * 2 ** 20, // a few kilobytes; an image classifier's labels, hundreds
+  'generation_config.json': 4 * 2 ** 20,
+  'tokenizer.json': 64 * 2 ** 20, // Gemma 3's is 33 MB, the largest
+  'tokenizer_config.json': 8 * 2 ** 20, // Gemma 3's is 1.2 MB, the largest
+});
+const REAL_SIZES = {
+  'config.json': '; real ones are a few kilobytes', 'generation_config.json': '; real ones are a few hundred bytes',
+  'tokenizer.json': '; the largest real one, Gemma 3\'s, is 33 MB', 'tokenizer_config.json': '; the largest real one, Gemma 3\'s, is 1.2 MB',
+};
 
 // Node, where paths are files; checked through getBuiltinModule, which keeps bundlers from seeing
 // a node: import (and is missing before Node 20.16).
@@ -113,19 +129,21 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     onProgress,
   });
   const text = async (file) => {
-    const bytes = new Uint8Array(await (await fetchFile(file, ({ loaded, total }) => progress?.(file, loaded, total ?? loaded))).arrayBuffer());
+    const response = await fetchFile(file, ({ loaded, total }) => progress?.(file, loaded, total ?? loaded));
+    const bytes = await readJsonResponse(response, file, `${id}'s ${file}`, signal);
     progress?.(file, bytes.byteLength, bytes.byteLength);
     return new TextDecoder().decode(bytes);
   };
   // An optional file is fetched from the cache, or when the Hub API lists it: asking for a file the
   // repository lacks would be a 404, which browsers report in the console. A model whose
   // config.json is cached was loaded before, with the optional files it has: it asks the API
-  // nothing, so it loads offline. One that cannot be had now is absent: the model loads without it.
+  // nothing, so it loads offline. One that cannot be had now is absent: the model loads without it;
+  // one that is there but too large is refused, as the other files are.
   const cached = await cachedResponse(hubFileUrl({ ...where, file: 'config.json' }));
   const listing = cached ? Promise.resolve(null) : hubRepoFiles({ hubUrl, id, revision, signal });
   const optional = async (file) => {
     if (!(await cachedResponse(hubFileUrl({ ...where, file }))) && !(await listing)?.includes(file)) return null;
-    return text(file).catch((error) => (signal?.aborted ? Promise.reject(error) : null));
+    return text(file).catch((error) => (signal?.aborted || error instanceof RangeError ? Promise.reject(error) : null));
   };
   const results = await Promise.allSettled([text('config.json'), text('tokenizer.json'), optional('generation_config.json'),
     optional('tokenizer_config.json')]);
@@ -145,7 +163,7 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
         return cached ? readSafetensorsHeaderFromStream(cached.body, label) : readSafetensorsHeader(ranged, { label, signal });
       },
       async *chunks(start) {
-        yield* streamChunks((await fetchFile('model.safetensors')).body, start, signal);
+        yield* streamChunks((await fetchFile('model.safetensors')).body, start, signal, label);
       },
     },
   };
@@ -257,13 +275,42 @@ function parseJson(text, name) {
   }
 }
 
-/** A plain object stays an object; a URL, bytes, a Blob or a string of JSON become text. */
+/**
+ * A plain object stays an object; a URL, bytes, a Blob or a string of JSON become text, refused past
+ * the file's MAX_JSON_BYTES (a string, past as many characters) before more of it is read.
+ */
 async function readText(value, name, signal) {
   if (value instanceof URL) return new TextDecoder().decode(await fetchBytes(value, name, signal));
-  if (bytesOf(value) !== null) return new TextDecoder().decode(checkBytes(name, value));
-  if (typeof Blob === 'function' && value instanceof Blob) return new TextDecoder().decode(await readBlob(value, name));
-  if (typeof value === 'string' || (value !== null && typeof value === 'object')) return value;
+  const limit = MAX_JSON_BYTES[name];
+  if (bytesOf(value) !== null) {
+    const bytes = checkBytes(name, value);
+    if (bytes.byteLength > limit) throw tooLarge(name, bytes.byteLength, limit, REAL_SIZES[name]);
+    return new TextDecoder().decode(bytes);
+  }
+  if (typeof Blob === 'function' && value instanceof Blob) {
+    if (value.size > limit) throw tooLarge(name, value.size, limit, REAL_SIZES[name]);
+    return new TextDecoder().decode(await readBlob(value, name));
+  }
+  if (typeof value === 'string') {
+    if (value.length > limit) throw tooLarge(name, value.length, limit, REAL_SIZES[name], 'characters');
+    return value;
+  }
+  if (value !== null && typeof value === 'object') return value;
   throw new TypeError(`${name} must be an object, JSON text, bytes, a Blob or a URL, got ${typeof value}`);
+}
+
+/**
+ * The body of a JSON file's response, read up to the file's MAX_JSON_BYTES: refused at once when
+ * its Content-Length says more, else as soon as more arrives. `label` names the file in messages.
+ */
+async function readJsonResponse(response, file, label, signal) {
+  const limit = MAX_JSON_BYTES[file];
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(label, declared, limit, REAL_SIZES[file], 'bytes (its Content-Length)');
+  }
+  return response.body ? readWhole(streamChunks(response.body, 0, signal, label), label, limit, REAL_SIZES[file]) : new Uint8Array(0);
 }
 
 function fileUrlError(url, name) {
@@ -272,16 +319,14 @@ function fileUrlError(url, name) {
   return new Error(`cannot read ${name} from ${url}: ${why}`);
 }
 
+/** A JSON file at `url`, read up to its MAX_JSON_BYTES (a file in Node as a download is: a FIFO may never end). */
 async function fetchBytes(url, name, signal) {
   if (url.protocol === 'file:') {
     // Node's fetch cannot read file: URLs, and browsers do not let a page fetch them.
     if (!node) throw fileUrlError(url, name);
-    return new Uint8Array(await node('node:fs/promises').readFile(url, { signal }).catch((error) => {
-      if (error.name === 'AbortError') throw signal.reason;
-      throw Object.assign(new Error(`cannot read ${name} from ${url}: ${error.message}`), { code: error.code });
-    }));
+    return readWhole(nodeFileSource(url, name, node('node:fs/promises')).chunks(0, signal), name, MAX_JSON_BYTES[name], REAL_SIZES[name]);
   }
-  return new Uint8Array(await (await fetchOk(url, name, { signal })).arrayBuffer());
+  return readJsonResponse(await fetchOk(url, name, { signal }), name, name, signal);
 }
 
 /**
