@@ -473,16 +473,11 @@ void ModelLoader::write(const uint8_t* bytes, size_t size) {
   consume(bytes, size);
 }
 
+// The header's tensors cover the data one after another (safetensors.cpp refuses gaps), so every
+// byte belongs to the slot at position_.
 void ModelLoader::consume(const uint8_t* bytes, size_t size) {
   while (size > 0 && slot_ < slots_.size()) {
     const Slot& s = slots_[slot_];
-    if (position_ < s.begin) {  // bytes between tensors: no tensor's data
-      const size_t gap = std::min(size, s.begin - position_);
-      bytes += gap;
-      size -= gap;
-      position_ += gap;
-      continue;
-    }
     const size_t n = std::min(size, s.end - position_);
     if (!s.skip) take(bytes, n);
     bytes += n;
@@ -494,7 +489,6 @@ void ModelLoader::consume(const uint8_t* bytes, size_t size) {
       enter_slot();
     }
   }
-  position_ += size;  // past the last tensor: nothing to read
 }
 
 // Decodes the whole values in the carried bytes and `bytes`; keeps a split value's start.

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "json_limits.h"
 
@@ -63,12 +65,23 @@ SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t size, std::str
   if (json_too_deep(bytes + 8, bytes + data_start_)) {
     fail("the header's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
+  // nlohmann keeps the last of two equal keys; Python's safetensors, in effect, neither (the
+  // entry dropped leaves its bytes undescribed, which it refuses), so a name given twice is refused.
+  std::string repeated;
+  std::set<std::string> names;
+  const json::parser_callback_t note_names = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key && repeated.empty() && !names.insert(parsed.get<std::string>()).second) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
   json header;
   try {
-    header = json::parse(bytes + 8, bytes + data_start_);
+    header = json::parse(bytes + 8, bytes + data_start_, note_names);
   } catch (const json::exception& e) {
     fail("the header is not valid JSON (" + parse_error_text(e) + ")");
   }
+  if (!repeated.empty()) fail("the header names tensor '" + shortened(repeated) + "' twice");
   if (!header.is_object()) fail("the header must be a JSON object, got " + std::string(header.type_name()));
 
   for (const auto& [name, entry] : header.items()) {
@@ -102,16 +115,21 @@ SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t size, std::str
   }
   if (data_size_ > std::numeric_limits<size_t>::max() - data_start_) fail("the data section is impossibly large");
 
-  std::vector<std::pair<size_t, const std::string*>> starts;  // (begin, name), sorted to find overlaps
-  for (const auto& [name, t] : tensors_) {
-    if (t.end > t.begin) starts.emplace_back(t.begin, &name);
-  }
-  std::sort(starts.begin(), starts.end());
-  for (size_t i = 1; i < starts.size(); ++i) {
-    const TensorInfo& previous = tensors_.at(*starts[i - 1].second);
-    if (starts[i].first < previous.end) {
-      fail("tensors '" + shortened(*starts[i - 1].second) + "' and '" + shortened(*starts[i].second) + "' overlap");
+  // The tensors must cover the data section exactly, one after another from byte 0, as Python's
+  // safetensors requires: no byte described twice, none described by no tensor.
+  std::vector<std::tuple<size_t, size_t, const std::string*>> spans;  // (begin, end, name), in file order
+  for (const auto& [name, t] : tensors_) spans.emplace_back(t.begin, t.end, &name);
+  std::sort(spans.begin(), spans.end());
+  size_t covered = 0;
+  const std::string* previous = nullptr;
+  for (const auto& [begin, end, name] : spans) {
+    if (begin < covered) fail("tensors '" + shortened(*previous) + "' and '" + shortened(*name) + "' overlap");
+    if (begin > covered) {
+      fail("bytes " + std::to_string(covered) + " to " + std::to_string(begin) + " of the data belong to no tensor (the next is '" +
+           shortened(*name) + "'); the tensors must cover the data one after another");
     }
+    covered = end;
+    previous = name;
   }
 }
 
@@ -123,7 +141,7 @@ const TensorInfo& SafetensorsHeader::info(const std::string& name) const {
 
 namespace {
 
-// The header of `bytes`, then a check that the data it describes is all there.
+// The header of `bytes`, then a check that the data it describes is all there, and nothing more.
 SafetensorsHeader checked_header(const std::vector<uint8_t>& bytes, const std::string& label) {
   SafetensorsHeader header(bytes.data(), bytes.size(), label);
   const size_t data = bytes.size() - header.data_start();
@@ -132,6 +150,10 @@ SafetensorsHeader checked_header(const std::vector<uint8_t>& bytes, const std::s
       throw std::invalid_argument(label + ": tensor '" + shortened(name) + "' has data_offsets [" + std::to_string(t.begin) + ", " +
                                   std::to_string(t.end) + "] outside the data section (" + std::to_string(data) + " bytes)");
     }
+  }
+  if (data > header.data_size()) {
+    throw std::invalid_argument(label + ": the file has " + std::to_string(data) + " bytes of data after its header, but its tensors cover " +
+                                std::to_string(header.data_size()));
   }
   return header;
 }

@@ -109,6 +109,35 @@ TEST(Safetensors, MalformedFilesGetClearErrors) {
                   "impossibly large shape");
 }
 
+// Issue 43: nlohmann keeps the last of two entries with one name, so a second copy of a weight
+// (all zeros, say) replaced the first without a word. Python's safetensors refuses such a file:
+// the entry it keeps leaves the other's bytes undescribed, and its tensors must cover the data
+// exactly, one after another. So does this reader, whatever the order of the entries.
+TEST(Safetensors, ANameGivenTwiceIsRefused) {
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                       R"("w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8)),
+            "model.safetensors: the header names tensor 'w' twice");
+  EXPECT_EQ(message_of(raw_safetensors(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"__metadata__":{"w":"1"},)"
+                                       R"("v":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8)),
+            "(accepted)");  // a key inside an entry is no tensor's name
+}
+
+TEST(Safetensors, TheTensorsMustCoverTheDataExactlyOneAfterAnother) {
+  expect_rejected(raw_safetensors(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+                  "bytes 0 to 4 of the data belong to no tensor (the next is 'w'); the tensors must cover the data one after another");
+  expect_rejected(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                  R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})", 12),
+                  "bytes 4 to 8 of the data belong to no tensor (the next is 'b')");
+  expect_rejected(raw_safetensors(R"({"e":{"dtype":"F32","shape":[0],"data_offsets":[8,8]},)"
+                                  R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 12),
+                  "the file has 12 bytes of data after its header, but its tensors cover 8");
+  // An empty tensor between two others, and in any order of the entries, is fine.
+  EXPECT_EQ(message_of(raw_safetensors(R"({"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
+                                       R"("e":{"dtype":"F16","shape":[0,3],"data_offsets":[4,4]},)"
+                                       R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 8)),
+            "(accepted)");
+}
+
 TEST(Safetensors, ATruncatedFileIsRejectedAtEveryLength) {
   const auto whole = safetensors_bytes({{"a", {{3, 5}, std::vector<float>(15, 1.0f)}}});
   for (size_t length = 0; length < whole.size(); ++length) {

@@ -5,8 +5,10 @@
 // with a range request), so names, shapes and dtypes can be checked before any data exists; the
 // file's size is implied by it: 8 + N + the end of the last tensor's data. Everything is validated
 // there: the header length, the JSON, each entry's dtype (any of the format's: BOOL U8 I8 I16 U16
-// I32 U32 I64 U64 F16 BF16 F32 F64), shape and offsets (matching the shape, not overlapping
-// another tensor). SafetensorsFile adds the data of a whole file in memory and reads F32, F16 and
+// I32 U32 I64 U64 F16 BF16 F32 F64), shape and offsets (matching the shape), each name once, and
+// the tensors covering the data section exactly, one after another from byte 0, as Python's
+// safetensors requires. SafetensorsFile adds the data of a whole file in memory (no more than the
+// tensors cover) and reads F32, F16 and
 // BF16 tensors out as float. A malformed file gets std::invalid_argument naming the tensor or
 // field; nothing is read out of bounds. Streaming the data into a model is ModelLoader's.
 #pragma once

@@ -3,6 +3,8 @@
 // that do not match. Each gets one clear message naming
 // the file, the field and the value as written, and leaves the engine working with its heap
 // unchanged. The tokenizer's hostile files, and configs given as JS objects, are other suites'.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../../web/src/index.js';
 import { HOSTILE_BUILDS } from '../helpers.js';
 import { safetensorsBytes, tinyConfig, tinyModelFiles, tinyTensors } from '../tiny-model.js';
@@ -109,5 +111,26 @@ describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
       await expect(load({ weights: makeBytes() })).rejects.toThrow(new Error(message));
       expectWorking();
     });
+  });
+
+  // Issue 43: a header that names a weight twice, its second copy all zeros at the end of the data,
+  // loaded and ran with the zeros (the qwen2 checkpoint's logit of id 0 went from 6.89 to -5.74).
+  test('a real checkpoint whose header names a weight twice is refused, as Python\'s safetensors refuses it', async () => {
+    const dir = fileURLToPath(new URL('../../fixtures/checkpoints/qwen2/', import.meta.url));
+    const bytes = readFileSync(`${dir}model.safetensors`);
+    const length = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + length).toString());
+    const name = 'model.layers.0.input_layernorm.weight';
+    const data = bytes.subarray(8 + length);
+    const { dtype, shape, data_offsets: [begin, end] } = header[name];
+    const copy = JSON.stringify({ dtype, shape, data_offsets: [data.length, data.length + end - begin] });
+    const text = Buffer.from(`${bytes.subarray(8, 8 + length).toString().trimEnd().slice(0, -1)},${JSON.stringify(name)}:${copy}}`);
+    const prefix = Buffer.alloc(8);
+    prefix.writeBigUInt64LE(BigInt(text.length));
+    const files = { config: readFileSync(`${dir}config.json`), tokenizer: readFileSync(`${dir}tokenizer.json`) };
+    await expect(engine.loadModel({ ...files, weights: Buffer.concat([prefix, text, data, Buffer.alloc(end - begin)]) }))
+      .rejects.toThrow(new Error(`model.safetensors: the header names tensor '${name}' twice`));
+    (await engine.loadModel({ ...files, weights: bytes })).dispose(); // the file itself loads
+    expectWorking();
   });
 });

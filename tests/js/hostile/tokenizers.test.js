@@ -45,12 +45,12 @@ describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
 
   describe('defect 5: ids are checked against the model at load', () => {
     test.each([
-      ['2³²+6, which an Int32Array makes 6', 2 ** 32 + 6, 'tokenizer.json model.vocab["cat"] is 4294967302, outside config.json\'s vocab_size of 6000 (ids 0 to 5999)'],
+      ['2³²+6, which an Int32Array makes 6', 2 ** 32 + 6, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0 to 4294967295), got number 4294967302'],
       ['vocab_size itself, which failed only when a sentence used it', 6000, 'tokenizer.json model.vocab["cat"] is 6000, outside config.json\'s vocab_size of 6000 (ids 0 to 5999)'],
-      ['1.5, which an Int32Array makes 1', 1.5, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0), got number 1.5'],
-      ['the string "7", which an Int32Array makes 7', '7', 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0), got the string "7"'],
-      ['-1', -1, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0), got number -1'],
-      ['null', null, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0), got null'],
+      ['1.5, which an Int32Array makes 1', 1.5, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0 to 4294967295), got number 1.5'],
+      ['the string "7", which an Int32Array makes 7', '7', 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0 to 4294967295), got the string "7"'],
+      ['-1', -1, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0 to 4294967295), got number -1'],
+      ['null', null, 'tokenizer.json model.vocab["cat"] must be an id (a whole number from 0 to 4294967295), got null'],
     ])('a vocabulary id of %s is refused, naming the token', async (_, id, message) => {
       await expect(engine.loadModel(withTokenizer((t) => { t.model.vocab.cat = id; }))).rejects.toThrow(message);
     });
@@ -67,12 +67,27 @@ describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
       model.dispose();
     });
 
+    // Issue 43: an added token's id of 2³¹ reached the engine as −2³¹ (an Int32Array's wrap), and
+    // one of 2³² + 5 as 5, a token the text never had. The Rust library takes ids up to 2³² − 1.
+    test('an added token with an id of 2³¹ loads; a text producing it is refused naming it, in run() and in tokenize()', async () => {
+      const files = withTokenizer((t) => { t.added_tokens.push({ ...t.added_tokens[4], content: '<far>', id: 2 ** 31 }); });
+      const model = await engine.loadModel(files);
+      expect(() => model.run('the cat <far>')).toThrow(
+        'the text gives the token "<far>" (id 2147483648), which this model cannot embed: config.json\'s vocab_size is 6000 (ids 0 to 5999)');
+      expect(() => model.tokenize('the cat <far>')).toThrow(
+        'the text gives the token "<far>" (id 2147483648), larger than the ids tokenize() returns can hold (2147483647, an Int32Array\'s largest)');
+      expect(model.run('the cat sat').ids.length).toBeGreaterThan(2);
+      model.dispose();
+      await expect(engine.loadModel(withTokenizer((t) => { t.added_tokens.push({ ...t.added_tokens[4], content: '<far>', id: 2 ** 32 + 5 }); })))
+        .rejects.toThrow('tokenizer.json added_tokens[5].id must be an id (a whole number from 0 to 4294967295), got number 4294967301');
+    });
+
     test.each([
       ['an id the vocabulary gives another token', (t) => { t.added_tokens[4].id = 7; },
         'tokenizer.json added_tokens[4] "[MASK]" has id 7, but model.vocab gives "[MASK]" the id 4'],
       ['a new token on an id the vocabulary already uses', (t) => { t.added_tokens.push({ ...t.added_tokens[4], content: '<extra>', id: 5 }); },
         'tokenizer.json added_tokens[5] "<extra>" has id 5, which model.vocab gives to "the"'],
-      ['an id of 1.5', (t) => { t.added_tokens[2].id = 1.5; }, 'tokenizer.json added_tokens[2].id must be an id (a whole number from 0), got number 1.5'],
+      ['an id of 1.5', (t) => { t.added_tokens[2].id = 1.5; }, 'tokenizer.json added_tokens[2].id must be an id (a whole number from 0 to 4294967295), got number 1.5'],
       ['no content', (t) => { delete t.added_tokens[2].content; }, 'tokenizer.json added_tokens[2].content must be a non-empty string, got nothing'],
       ['special: "yes"', (t) => { t.added_tokens[2].special = 'yes'; }, 'tokenizer.json added_tokens[2].special must be true or false, got the string "yes"'],
       ['a token repeated with another id', (t) => { t.added_tokens.push({ ...t.added_tokens[2], id: 3 }); },
@@ -97,8 +112,8 @@ describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
     });
 
     test.each([
-      ['BertProcessing', ['[CLS]', 2 ** 32 + 2], 'tokenizer.json post_processor.cls gives "[CLS]" the ids [4294967298], but its id in the vocabulary is 2'],
-      ['BertProcessing', ['[CLS]', 2.5], 'tokenizer.json post_processor.cls[1] must be an id (a whole number from 0), got number 2.5'],
+      ['BertProcessing', ['[CLS]', 2 ** 32 + 2], 'tokenizer.json post_processor.cls[1] must be an id (a whole number from 0 to 4294967295), got number 4294967298'],
+      ['BertProcessing', ['[CLS]', 2.5], 'tokenizer.json post_processor.cls[1] must be an id (a whole number from 0 to 4294967295), got number 2.5'],
       ['RobertaProcessing', ['<s>', 0], 'tokenizer.json post_processor.cls adds the token "<s>", which is neither in model.vocab nor in added_tokens'],
     ])('a %s post-processor with cls %j is refused', async (type, cls, message) => {
       const files = withTokenizer((t) => { t.post_processor = { type, cls, sep: ['[SEP]', 3] }; });

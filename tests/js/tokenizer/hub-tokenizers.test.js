@@ -108,7 +108,7 @@ describe('what the older layout leaves out', () => {
       + 'WordPiece (vocab, unk_token, continuing_subword_prefix and max_input_chars_per_word), WordLevel (vocab and unk_token) or Unigram (vocab as [token, score] pairs)'],
     ['a typeless BPE merging a token it lacks', (j) => { j.model.merges[0] = 'Ġ nosuchtoken'; }, 'tokenizer.json model.merges[0] merges "nosuchtoken", which is not in model.vocab'],
     ['a typeless WordPiece whose unk_token is not a word of it', (j) => { j.model.unk_token = '<unk>'; }, 'tokenizer.json model.unk_token "<unk>" is not in model.vocab'],
-    ['a typeless WordPiece whose id is a fraction', (j) => { j.model.vocab.the = 1.5; }, 'tokenizer.json model.vocab["the"] must be an id (a whole number from 0), got number 1.5'],
+    ['a typeless WordPiece whose id is a fraction', (j) => { j.model.vocab.the = 1.5; }, 'tokenizer.json model.vocab["the"] must be an id (a whole number from 0 to 4294967295), got number 1.5'],
   ])('%s is refused with the field named', async (_, change, message) => {
     const json = (message.includes('merges') ? HUB_TOKENIZERS.gpt2 : HUB_TOKENIZERS['bert-base-uncased'])();
     change(json);

@@ -144,8 +144,8 @@ export class Model {
   // ({ codes, ablated, ablation }): run()'s, and generate()'s result for a prompt it cannot write after.
   // A nonzero interrupt[0] stops it before the first layer or after any; onLayer sees each layer as it is done.
   #runTokens({ ids: list, tokens, unknown, spans }, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt = null, onLayer = null } = {}) {
+    this.#checkEmbeddable(list, tokens); // before Int32Array, which would wrap an id of 2³¹ to −2³¹
     const ids = Int32Array.from(list);
-    this.#checkEmbeddable(ids, tokens);
     const interrupted = () => interrupt !== null && Atomics.load(interrupt, 0) !== 0;
     if (interrupted()) throw interruption();
     const weights = [];
@@ -255,6 +255,12 @@ export class Model {
     this.#native.get(); // throws if disposed
     if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`);
     const { ids, tokens } = this.#tokenizer.encode(text);
+    // An added token may have an id up to 2³² − 1, as the Rust library allows; an Int32Array holds up to 2³¹ − 1.
+    const large = ids.findIndex((id) => id > 2 ** 31 - 1);
+    if (large >= 0) {
+      throw new RangeError(`the text gives the token ${JSON.stringify(tokens[large])} (id ${ids[large]}), larger than the ids ` +
+        'tokenize() returns can hold (2147483647, an Int32Array\'s largest)');
+    }
     return { ids: Int32Array.from(ids), tokens };
   }
 

@@ -333,13 +333,16 @@ function checkToken(field, token, has) {
   if (!has(token)) fail(`tokenizer.json ${field} ${quote(token, 40)} is not in model.vocab`);
 }
 
+// The Rust library reads ids as u32 and refuses a file with a larger one.
+const MAX_ID = 2 ** 32 - 1;
+
 function isId(id) {
-  return typeof id === 'number' && Number.isInteger(id) && id >= 0;
+  return typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= MAX_ID;
 }
 
 function checkId(field, id) {
   if (!isId(id)) {
-    fail(`tokenizer.json ${field} must be an id (a whole number from 0), got ${shown(id)}`);
+    fail(`tokenizer.json ${field} must be an id (a whole number from 0 to ${MAX_ID}), got ${shown(id)}`);
   }
 }
 
