@@ -3,7 +3,9 @@
 // of one second set by its test page; then the page as built, whose worker script is served with
 // a line that hangs it on one sentence (a stand-in for a hostile tokenizer the page cannot load
 // today): the page's own 10 s limit stops it and says why, and Cancel, by mouse or keyboard, stops
-// it sooner. In both, the hung worker is terminated and a fresh one answers the next sentence.
+// it sooner. In both, the hung worker is terminated and a fresh one answers the next sentence. A
+// task outside requests (a load, a writing) is watched for silence the same way: on the test page
+// with a limit of 1.5 s, and on the page as built with a writing whose worker hangs.
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
@@ -80,8 +82,25 @@ test('a worker stuck in a catastrophic tokenizer regex is stopped at its limit, 
   await page.close();
 });
 
-/** The page as built, with its worker made to hang on HANGS; waits until it has drawn its first sentence. */
-async function openHangingPage() {
+test('a task outside requests whose worker falls silent is stopped after its limit, and a fresh worker takes over', async () => {
+  const { page, problems } = await browser.open('about:blank');
+  const workers = watchWorkers(page);
+  await page.goto(`${repoServer.url}tests/e2e/pages/time-limit.html?limit=1000`);
+  await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 30000 });
+  const { silentFor } = await page.evaluate((t) => window.silent(t, 1500), HANGS);
+  expect(silentFor).toBeGreaterThanOrEqual(1500);
+  expect(await workers.settle(2)).toEqual([true, false]);
+  expect(await page.evaluate((t) => window.run(t), SENTENCE)).toEqual({ tokens: ['[CLS]', 'the', 'cat', 'sat', 'on', 'the', '[UNK]', '.', '[SEP]'] });
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+/**
+ * The page as built at `hash`, with its worker made to hang on a message for which `hangsOn` (a
+ * JavaScript expression of `data`) is true, by default a run of HANGS; waits until it has drawn its
+ * first sentence.
+ */
+async function openHangingPage(hash = '', hangsOn = `data.text === ${JSON.stringify(HANGS)}`) {
   const { page, problems } = await browser.open('about:blank');
   await page.route('**/assets/worker-*.js', async (route) => {
     // Playwright's request context may reuse a keep-alive socket that vite preview has closed after
@@ -90,11 +109,11 @@ async function openHangingPage() {
     const response = await route.fetch().catch(() => route.fetch());
     // Runs before the worker's own message handler, and never returns on HANGS: as a hostile
     // tokenizer would, it blocks the worker's one thread, which only terminate() ends.
-    const hang = `self.addEventListener('message', ({ data }) => { if (data.text === ${JSON.stringify(HANGS)}) for (;;); });\n`;
+    const hang = `self.addEventListener('message', ({ data }) => { if (${hangsOn}) for (;;); });\n`;
     await route.fulfill({ response, body: hang + await response.text() });
   });
   const workers = watchWorkers(page);
-  await page.goto(pageServer.url);
+  await page.goto(`${pageServer.url}${hash}`);
   await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 })
     .catch((error) => { throw new Error(`${error.message}; problems: ${problems.join('; ') || 'none'}`); });
   return { page, problems, workers };
@@ -114,7 +133,7 @@ test('the page stops a run at its time limit, says why, keeps the sentence and r
   await page.waitForFunction((text) => document.querySelector('#status').textContent === text, `Working on ${HANGS.length} characters…`);
   await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 20000 });
   await expect(statusText(page)).resolves.toBe('Stopped after 10 s: tokenizing this text took too long (the page allows ' +
-    `10 s for ${HANGS.length} characters), as a tokenizer with a pathological pattern can. The page restarted its worker; ` +
+    `10 s for ${HANGS.length} characters), as a tokenizer with a pathological pattern, or a hostile chat template, can. The page restarted its worker; ` +
     'the sentence is kept: change it to try again.');
   expect(await page.evaluate(() => [document.querySelector('#sentence').value, document.querySelector('#cancel').hidden,
     document.querySelector('#view').childElementCount, document.querySelector('#tokens').childElementCount])).toEqual([HANGS, true, 0, 0]);
@@ -160,6 +179,24 @@ test('Cancel, reached by Tab or by Escape in the field, stops a run in flight an
   await page.click('#cancel');
   await waitForTokens(page, model.run('She gave him the book.').tokens);
   expect(await workers.settle(4)).toEqual([true, true, true, false]);
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('a writing whose worker falls silent is stopped at its limit: the page says so, restarts its worker and writes again', async () => {
+  const { page, problems, workers } = await openHangingPage('#model=causal&sentence=The+cat+sat.', "data.type === 'write' && data.text === 'The cat sat.'");
+  await page.click('#write-button');
+  await page.waitForFunction(() => document.body.dataset.state === 'writing');
+  await page.waitForFunction(() => document.body.dataset.state !== 'writing', null, { timeout: 30000 });
+  await expect(statusText(page)).resolves.toMatch(/^Wrote 0 tokens \(stopped by an error: the page's worker sent nothing for 1\d s, so the page restarted it\)\.$/);
+  expect(await workers.settle(2)).toEqual([true, false]);
+  await screenshot(page, 'page-silent-writing');
+  // Another sentence does not hang the fresh worker: it writes.
+  await page.fill('#sentence', 'The dog ran.');
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && document.querySelector('#tokens').textContent.includes('dog'), null, { timeout: 30000 });
+  await page.click('#write-button');
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && document.querySelector('#write-steps li'), null, { timeout: 30000 });
+  await expect(statusText(page)).resolves.toMatch(/^Wrote 32 tokens/);
   expect(problems).toEqual([]);
   await page.close();
 });

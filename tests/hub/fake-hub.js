@@ -27,8 +27,10 @@ const EXPOSED = 'Content-Length, Content-Range, Accept-Ranges, ETag, X-Error-Cod
  *   { files: { name: Buffer|string } };
  *   { status: 401 | 403 }            gated or private: that status for every request of the repo
  *                                    (any other status, say 503, imitates an outage the same way);
- * plus, for the first two, `revisions` (names besides 'main' that serve the same files) and
- * `ranges: false` (the CDN ignores Range for this repo and answers 200 with the whole file).
+ * plus, for the first two, `revisions` (names besides 'main' that serve the same files),
+ * `ranges: false` (the CDN ignores Range for this repo and answers 200 with the whole file) and
+ * `stallAfter: n` (a whole file's download sends its first n bytes, then nothing, and never ends:
+ * a stalled connection; ranged reads are answered in full).
  * Options: `port` (the Hub's; the CDN takes a free one), `cors` (default true), and `throttle:
  * { bytesPerSecond, chunkSize }` to slow the CDN's bodies so tests can see progress and abort.
  * Returns { url, cdnUrl, requests, close() }; `requests` is the live log, { server: 'hub' | 'cdn',
@@ -223,7 +225,9 @@ async function handleCdn(req, res, { byHash, corsHeaders, throttle }) {
     ...common, 'Content-Length': length, ...(range === 'none' ? {} : { 'Content-Range': `bytes ${start}-${end}/${file.size}` }),
   });
   if (req.method === 'HEAD' || length === 0) return res.end();
-  await sendBytes(res, file, start, end, throttle);
+  const stall = range === 'none' && entry.repo.stallAfter !== undefined;
+  await sendBytes(res, file, start, stall ? Math.min(end, start + entry.repo.stallAfter - 1) : end, throttle);
+  if (!stall && !res.destroyed) res.end();
 }
 
 /** Writes bytes [start, end] of a file, in chunkSize pieces at bytesPerSecond when throttled. */
@@ -241,7 +245,6 @@ async function sendBytes(res, file, start, end, throttle) {
   } finally {
     chunks.destroy?.();
   }
-  if (!closed) res.end();
 }
 
 /** Resolves when `res` drains or closes, removing both listeners either way (once() per write would pile them up). */

@@ -25,6 +25,11 @@ const SLOW = 300; // ms before a run in flight is reported and can be cancelled 
 // assumed floor of 1 GFLOP/s (a 2-core VM measures several): BERT-base at 512 tokens is about
 // 100 GFLOP, so an honest run there may take tens of seconds and must not be stopped as a hang.
 const FLOPS_PER_MS = 1e6;
+// A load may take minutes, but not 30 s without a message from the worker: a download that sends
+// nothing, or a file the worker cannot finish reading, is taken as hung (the slowest honest silence
+// measured, checking Gemma 3's 33 MB tokenizer.json, is about 3 s). A writing may not fall silent
+// for longer than its prompt's run may take (runLimit).
+const LOAD_SILENCE_MS = 30000;
 
 const SESSION = Object.freeze({
   hubUrl: undefined, // where Hub ids are fetched from: the page's ?hub=, for tests against a fake Hub
@@ -306,6 +311,7 @@ export function createSession(store) {
   let writeId = null; // the writing the worker is doing for this page
   let flying = null; // { id, asked }: the run in flight, whose layers may come before its answer
   let slowTimer = 0;
+  let loadWatch = null, writeWatch = null; // LimitedWorker watches of the load and the writing in the worker
   const worker = new LimitedWorker(startWorker, { limit: runLimit, onEvent, onRestart });
   worker.ready.then((info) => dispatch({ type: 'ready', info }), (error) => dispatch({ type: 'start-failed', message: error.message }));
   store.subscribe(pump);
@@ -332,7 +338,7 @@ export function createSession(store) {
    */
   function pump() {
     if (writeId !== null && store.state.session.writing?.writeId !== writeId) {
-      worker.post({ type: 'cancel-write', writeId });
+      worker.post({ type: 'cancel-write', writeId }); // its write-done ends its watch
       writeId = null;
     }
     const choice = modelToLoad(store.state);
@@ -359,8 +365,10 @@ export function createSession(store) {
     };
     worker.run({ type: 'run', id, ...message }, asked.text.length).then(
       (answer) => settle({ type: 'answered', answer, asked }),
-      (error) => settle(error instanceof Stopped ? { type: 'stopped', asked, reason: error.reason, ms: error.ms, limit: error.limit }
-        : { type: 'run-failed', asked, message: error.message }));
+      (error) => settle(!(error instanceof Stopped) ? { type: 'run-failed', asked, message: error.message }
+        // A run lost with a worker replaced for another task's sake is asked again of the fresh one.
+        : error.reason === 'restart' ? { type: 'answered', answer: { type: 'error', interrupted: true }, asked }
+          : { type: 'stopped', asked, reason: error.reason, ms: error.ms, limit: error.limit }));
   }
 
   function load(choice) {
@@ -369,6 +377,12 @@ export function createSession(store) {
     const loadId = ++counters.load;
     dispatch({ type: 'load-started', loadId, choice, started: performance.now() });
     worker.post({ type: 'load', loadId, source: modelSource(choice), hubUrl: store.state.session.hubUrl, revision: modelRevision(choice) });
+    loadWatch?.end();
+    loadWatch = worker.watch(LOAD_SILENCE_MS, () => {
+      loadWatch = null;
+      dispatch({ type: 'load-failed', loadId, aborted: false, message: `nothing came from it for ${LOAD_SILENCE_MS / 1000} s ` +
+        '(a download that stalled, or a file the page\'s worker could not finish reading), so the page restarted its worker' });
+    });
   }
 
   /** A load's or a measure's progress and end, from the worker. */
@@ -376,18 +390,25 @@ export function createSession(store) {
     const { loading, measuring } = store.state.session;
     switch (data.type) {
       case 'progress':
+        if (loading?.loadId === data.loadId) loadWatch?.alive();
         return dispatch({ type: 'load-progress', loadId: data.loadId, progress: { file: data.file, loaded: data.loaded, total: data.total } });
       case 'loaded':
         if (loading?.loadId !== data.loadId) return undefined;
+        loadWatch?.end();
         return dispatch({ type: 'loaded', loadId: data.loadId, info: data.info, choice: loading.choice, ms: performance.now() - loading.started });
       case 'load-failed':
+        if (loading?.loadId === data.loadId) loadWatch?.end();
         return dispatch({ type: 'load-failed', loadId: data.loadId, aborted: data.aborted, message: data.message });
       case 'run-layers':
         return flying?.id === data.runId ? dispatch({ type: 'run-layers', layers: data, asked: flying.asked }) : undefined;
       case 'write-step':
+        if (data.writeId === writeId) writeWatch?.alive();
         return dispatch({ type: 'write-step', writeId: data.writeId, step: data.step, prefillMs: data.prefillMs, rows: data.rows });
       case 'write-done':
-        if (data.writeId === writeId) writeId = null;
+        if (data.writeId === writeId) {
+          writeId = null;
+          writeWatch?.end();
+        }
         return dispatch({ type: 'write-done', writeId: data.writeId, reason: data.reason, prefillMs: data.prefillMs, message: data.message });
       case 'roles-progress':
         return dispatch({ type: 'measure-progress', measureId: data.measureId, done: data.done, total: data.total });
@@ -400,14 +421,20 @@ export function createSession(store) {
     }
   }
 
-  /** A stopped run replaced the worker: its load in flight went with it, so it starts again. */
+  /**
+   * A stopped run or a silent task replaced the worker: its writing went with it, and its load in
+   * flight starts again, watched from when the fresh worker is ready (it loads the model on screen first).
+   */
   function onRestart() {
     dispatch({ type: 'restarted' });
+    writeWatch?.end();
+    writeId = null;
     worker.ready.then((info) => dispatch({ type: info.fallback ? 'ready' : 'restarted-ready', info }), () => {});
     const loading = store.state.session.loading;
     if (loading) {
       const { loadId, choice } = loading;
       worker.post({ type: 'load', loadId, source: modelSource(choice), hubUrl: store.state.session.hubUrl, revision: modelRevision(choice) });
+      worker.ready.then(() => loadWatch?.alive(), () => {});
     }
   }
 
@@ -437,9 +464,18 @@ export function createSession(store) {
       if (!canWrite(state)) return;
       const { sentence: text, chat, write: options, ablate, ablation } = state.settings;
       const layers = state.result.run.layers.flatMap((layer, l) => (layer ? [l] : []));
-      writeId = ++counters.write;
+      const id = ++counters.write;
+      writeId = id;
       dispatch({ type: 'write-start', writeId, started: performance.now() });
       worker.post({ type: 'write', writeId, text, chat, options, ablate, ablation, layers });
+      // Between two of its messages a writing may take as long as its prompt's run may.
+      const limit = runLimit(text.length);
+      writeWatch?.end();
+      writeWatch = worker.watch(limit, () => {
+        writeWatch = null;
+        dispatch({ type: 'write-done', writeId: id, reason: 'error', prefillMs: null,
+          message: `the page's worker sent nothing for ${Math.round(limit / 1000)} s, so the page restarted it` });
+      });
     },
     /** Stops the writing between two steps: what was written stays. */
     stopWriting() {

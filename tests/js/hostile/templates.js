@@ -1,6 +1,7 @@
 // The hostile chat templates of issue 43 and the operations that can make far more text than they
-// are given, each rendered by generate({ messages }) on the qwen2 checkpoint with 1024 positions (as
-// GPT-2 has), one after another in this process, which templates-child.js runs under a heap limit.
+// are given, and how to write after each: generate({ messages }) on the qwen2 checkpoint with 1024
+// positions (as GPT-2 has), one template after another, then a genuine one. templates-child.js does
+// it in Node under a heap limit, pages/templates.js in Chromium.
 
 // Doubles ns.s, "ab", `times` times: a text of 2^(times + 1) characters, made in a few steps.
 const doubled = (times) => `{% set ns = namespace(s="ab") %}{% for i in range(${times}) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}`;
@@ -27,3 +28,29 @@ export const HOSTILE_TEMPLATES = [
   ['a template of 300,000 characters', '{{ x }}'.repeat(300000 / 7 + 1), /chat template is 300006 characters long, more than the 262144 multihead reads/],
   ['a million blocks', '{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}', /rendered more than 100000 blocks/],
 ];
+
+/**
+ * Writes after "hi" with each of HOSTILE_TEMPLATES, one model each (`load(template)` resolves to it;
+ * no template: the checkpoint's own), then with the checkpoint's own template and runs plain text.
+ * `report(line)` is called as each ends: { name, message, ms }, then { name: 'afterwards', written, tokens }.
+ */
+export async function writeWithEach(load, report) {
+  const hi = { messages: [{ role: 'user', content: 'hi' }] };
+  for (const [name, template] of HOSTILE_TEMPLATES) {
+    const model = await load(template);
+    const start = performance.now();
+    let message = null;
+    try {
+      for await (const step of model.generate(hi, { maxNewTokens: 2 })) void step;
+    } catch (error) {
+      message = error.message;
+    }
+    report({ name, message, ms: Math.round(performance.now() - start) });
+    model.dispose();
+  }
+  const model = await load();
+  let written = 0;
+  for await (const step of model.generate(hi, { maxNewTokens: 2 })) written += step.id >= 0 ? 1 : 0;
+  report({ name: 'afterwards', written, tokens: model.run('Once upon a time').tokens.length });
+  model.dispose();
+}

@@ -51,7 +51,8 @@ const REASONS = {
 
 function wroteText(wrote) {
   const why = wrote.reason === 'error' ? `stopped by an error: ${wrote.message}` : REASONS[wrote.reason] ?? wrote.reason;
-  return `Wrote ${wrote.count} token${wrote.count === 1 ? '' : 's'} (${why}): ${speed(wrote)}.`;
+  const timing = speed(wrote); // none when it failed before its prompt ran
+  return `Wrote ${wrote.count} token${wrote.count === 1 ? '' : 's'} (${why})${timing ? `: ${timing}` : ''}.`;
 }
 
 const BUILD_NAMES = { 'relaxed-simd': 'relaxed SIMD', simd: 'SIMD', scalar: 'scalar' };
@@ -66,7 +67,7 @@ function stopped({ reason, ms, limit, characters }) {
     return {
       phase: 'error',
       text: `Stopped after ${seconds(limit)}: tokenizing this text took too long (the page allows ` +
-        `${seconds(limit)} for ${count(characters)} characters), as a tokenizer with a pathological pattern can. ` +
+        `${seconds(limit)} for ${count(characters)} characters), as a tokenizer with a pathological pattern, or a hostile chat template, can. ` +
         'The page restarted its worker; the sentence is kept: change it to try again.',
     };
   }

@@ -5,8 +5,10 @@
 // terminates the worker and starts a fresh one (which loads the engine and the model again).
 // It knows the page's protocol (one { type: 'ready', info } message, then one answer per
 // request's id) and nothing of the model; it runs one request at a time and queues none. Other
-// messages (a model load's progress) pass through post() and onEvent, without a time limit: a
-// download is slow for honest reasons, and the worker's own AbortController stops it.
+// messages (a model load's progress, a writing's steps) pass through post() and onEvent, without a
+// time limit on the whole: a download is slow for honest reasons. What such a task may not do is
+// fall silent: watch() gives it a limit on the time between its messages, past which the worker is
+// taken to be hung (a stalled download, a file it cannot finish reading) and replaced too.
 
 /**
  * The time limit for a text of `characters` characters, in ms: 10 s, plus 10 s per million
@@ -17,10 +19,14 @@ export function timeLimit(characters) {
   return 10000 + Math.ceil(characters / 100);
 }
 
-/** Why a request ended without an answer: reason 'time' (over its limit) or 'cancel'. */
+/**
+ * Why a request ended without an answer: reason 'time' (over its limit), 'cancel', or 'restart'
+ * (its worker was replaced because a watched task fell silent).
+ */
 export class Stopped extends Error {
   constructor(reason, ms, limit) {
-    super(reason === 'time' ? `stopped at the time limit of ${limit} ms` : `cancelled after ${Math.round(ms)} ms`);
+    super({ time: `stopped at the time limit of ${limit} ms`, cancel: `cancelled after ${Math.round(ms)} ms`,
+      restart: `stopped after ${Math.round(ms)} ms when the worker was replaced` }[reason]);
     this.name = 'Stopped';
     this.reason = reason;
     this.ms = ms; // how long the request had run
@@ -94,6 +100,33 @@ export class LimitedWorker {
     if (this.#pending) this.#stop('cancel');
   }
 
+  /**
+   * Watches a task the worker does besides requests (a load, a writing), which shows it is alive
+   * by its messages: call alive() at each, and end() once it is over. If `limit` ms pass without
+   * either, onSilent() is called (to forget the task: the fresh worker does not carry it on), then
+   * the worker is replaced as for a request over its limit, with that request, if any, stopped too.
+   */
+  watch(limit, onSilent) {
+    let timer = 0;
+    let over = false;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        over = true;
+        onSilent();
+        this.#stop('restart');
+      }, limit);
+    };
+    arm();
+    return {
+      alive: () => { if (!over) arm(); },
+      end: () => {
+        over = true;
+        clearTimeout(timer);
+      },
+    };
+  }
+
   #start() {
     const worker = this.#create();
     this.#worker = worker;
@@ -134,6 +167,6 @@ export class LimitedWorker {
     this.#worker.terminate();
     this.#start();
     this.#onRestart();
-    pending.reject(new Stopped(reason, pending.start ? performance.now() - pending.start : 0, pending.limit));
+    pending?.reject(new Stopped(reason, pending.start ? performance.now() - pending.start : 0, pending.limit));
   }
 }
