@@ -148,7 +148,10 @@ export class Engine {
    * Node a folder path, absolute or starting with ./ or ../); or the three files. The safetensors
    * header is read and checked with config.json before any weight: a missing, unknown or
    * misshapen tensor, or a model above the memory limit, rejects with an Error naming it.
-   * JSON nested more than 64 levels deep is refused.
+   * JSON nested more than 64 levels deep is refused, and so is a JSON file past its size, as soon
+   * as it passes it (a RangeError): config.json and generation_config.json 4 MiB,
+   * tokenizer_config.json 8 MiB, tokenizer.json 64 MiB. A download that breaks off rejects with an
+   * Error naming the file and the cause.
    */
   loadModel(source?: string | URL | ModelFiles | BuiltinModel, options?: LoadOptions): Promise<Model>;
   /** Heap usage, for seeing that dispose() returns memory. */

@@ -78,9 +78,12 @@ export class Model {
    * cache: iterate the Writing for its steps, as each is made; its `result` resolves to the
    * ModelResult over prompt and output, however the writing ended. A `{ messages }` prompt goes
    * through the model's chatTemplate first, and the text it renders is tokenized without the
-   * tokenizer's special tokens (the template writes them). Throws for a masked LM, an empty
+   * tokenizer's special tokens (the template writes them), within bounds (an untrusted template
+   * throws an Error named TemplateBoundError, whose `bound` is 'characters', 'work', 'blocks' or
+   * 'time', once its text or a value passes 32 characters per token of maxTokens, it makes 2²⁶
+   * characters in all, renders 100,000 blocks or runs 500 ms). Throws for a masked LM, an empty
    * prompt, a prompt longer than maxTokens, a chat without a template or one that fails to
-   * render, or a bad option.
+   * render or passes its bounds, or a bad option.
    */
   generate(prompt: string | { messages: ChatMessage[] }, options?: GenerateOptions): Writing;
   /**
