@@ -22,7 +22,8 @@
 // (none is known: each is about linear in its inputs, or measured first), and parsing the
 // template, whose size its file's limit bounds. It overrides evaluate and three methods private
 // to jinja 0.5.13's TypeScript (renderBlock, applyFilter, evaluateArguments), so the package is
-// pinned to that version; tests/js/model/chat-bounds.test.js fails if a bound stops holding.
+// pinned to that version; tests/js/model/bounded-render.test.js and tests/js/hostile/chat-templates.test.js
+// fail if a bound stops holding.
 import { Environment, Interpreter } from '@huggingface/jinja';
 
 /** What a render stopped at: `bound` names the limit ('characters', 'work', 'blocks', 'time'). */
@@ -96,7 +97,7 @@ class MeteredInterpreter extends Interpreter {
   #steps = 0;
   #work = 0;
   #blocks = 0;
-  #sizes = new WeakMap(); // list or dict value → the length of the text it prints as
+  #sizes = new WeakMap(); // list or dict value → its #shape (a namespace's is not kept: it can change)
   #filters = []; // the filter calls whose arguments are being evaluated: { args (the AST's), name, operand }
   #written = []; // per block being rendered, the characters its inner blocks have written so far
 
@@ -209,7 +210,7 @@ class MeteredInterpreter extends Interpreter {
     }
   }
 
-  // `did()` says what made `chars` characters ('wrote', 'made a list printing as'…), once they are too many.
+  // `did()` says what made `chars` characters ('wrote', 'made a list that prints as'…), once they are too many.
   #check(chars, did) {
     if (chars > this.#limits.maxChars) {
       const count = chars > 1e15 ? 'more than 10^15' : String(chars);

@@ -11,7 +11,7 @@ import { TemplateBoundError, renderWithin } from './bounded-render.js';
 const MAX_MESSAGES = 1000;
 
 // The bounds of one render. Its text, and any value it makes, may be as long as the model's
-// tokens at CHARS_PER_TOKEN characters each: more than any prompt the model can take (English runs
+// tokens at charsPerToken characters each: more than any prompt the model can take (English runs
 // about 4 characters a token), so a prompt too long for the model stops here, before tokenizing.
 // Real templates render a few blocks per message (1000 messages at most), and Jinja's own sandbox
 // refuses a range() past 100,000 items. The work bound keeps a render's memory near 128 MiB.
