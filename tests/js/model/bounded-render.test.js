@@ -1,10 +1,11 @@
 // bounded-render.js: each bound stops a render with a TemplateBoundError naming it, at the bound
 // and not before; what passes renders exactly as jinja's own Template.render does.
-import { Template } from '@huggingface/jinja';
+import * as jinja from '@huggingface/jinja';
 import { TemplateBoundError, renderWithin } from '../../../web/src/model/bounded-render.js';
 
 const ROOMY = { maxChars: 1e6, maxWork: 1e8, maxBlocks: 1e5, maxMs: 60000 };
-const render = (source, limits = {}, context = {}) => renderWithin(new Template(source), context, { ...ROOMY, ...limits });
+const { Template } = jinja;
+const render = (source, limits = {}, context = {}) => renderWithin(jinja, new Template(source), context, { ...ROOMY, ...limits });
 const bound = (source, limits, context) => {
   try {
     render(source, limits, context);

@@ -23,8 +23,8 @@
 // template, whose size its file's limit bounds. It overrides evaluate and three methods private
 // to jinja 0.5.13's TypeScript (renderBlock, applyFilter, evaluateArguments), so the package is
 // pinned to that version; tests/js/model/bounded-render.test.js and tests/js/hostile/chat-templates.test.js
-// fail if a bound stops holding.
-import { Environment, Interpreter } from '@huggingface/jinja';
+// fail if a bound stops holding. The library is given, not imported: chat.js imports it with the
+// first model that has a template, so a page that never renders one never needs it.
 
 /** What a render stopped at: `bound` names the limit ('characters', 'work', 'blocks', 'time'). */
 export class TemplateBoundError extends Error {
@@ -38,15 +38,16 @@ export class TemplateBoundError extends Error {
 const CLOCK_EVERY = 256; // steps between two reads of the clock
 
 /**
- * The text `template` (a jinja Template) renders from `context` (plain data: its names become the
- * template's variables), within `limits` = { maxChars, maxWork, maxBlocks, maxMs, charsNote }: charsNote
- * follows the number in the message for maxChars, saying where it comes from.
+ * The text `template` (a Template of `jinja`, the @huggingface/jinja module) renders from `context`
+ * (plain data: its names become the template's variables), within `limits` = { maxChars, maxWork,
+ * maxBlocks, maxMs, charsNote }: charsNote follows the number in the message for maxChars, saying
+ * where it comes from.
  */
-export function renderWithin(template, context, limits) {
-  const environment = new Environment();
+export function renderWithin(jinja, template, context, limits) {
+  const environment = new jinja.Environment();
   for (const [name, value] of Object.entries(globals(limits.maxBlocks))) environment.set(name, value);
   for (const [name, value] of Object.entries(context)) environment.set(name, value);
-  return new MeteredInterpreter(environment, limits).run(template.parsed).value;
+  return new (metered(jinja.Interpreter))(environment, limits).run(template.parsed).value;
 }
 
 // The globals jinja's Template.render sets (setupGlobals, which the package does not export),
@@ -91,7 +92,15 @@ function strftime(date, format) {
   return format.replace(/%[YmdbBHM%]/g, (directive) => parts[directive]());
 }
 
-class MeteredInterpreter extends Interpreter {
+const meteredClasses = new WeakMap(); // jinja's Interpreter → MeteredInterpreter over it
+
+/** The metered subclass of `Interpreter`, made once. */
+function metered(Interpreter) {
+  if (!meteredClasses.has(Interpreter)) meteredClasses.set(Interpreter, meteredInterpreter(Interpreter));
+  return meteredClasses.get(Interpreter);
+}
+
+const meteredInterpreter = (Interpreter) => class MeteredInterpreter extends Interpreter {
   #limits;
   #deadline;
   #steps = 0;
@@ -263,7 +272,7 @@ class MeteredInterpreter extends Interpreter {
         return { size: 4, items: 1, depth: 0 };
     }
   }
-}
+};
 
 // What a value is, for messages; a list or dict is measured by the text it prints as.
 const KINDS = {

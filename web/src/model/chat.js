@@ -19,7 +19,7 @@ const MAX_MESSAGES = 1000;
 // characters, and parsing takes about 0.2 s per million.
 export const TEMPLATE_BOUNDS = Object.freeze({ charsPerToken: 32, maxBlocks: 100000, maxWork: 2 ** 26, maxMs: 500, maxTemplateChars: 2 ** 18 });
 
-/** { template, Template (jinja's class, when there is a template), bosToken, eosToken, eosIds } from { config (text), generationConfig, tokenizerConfig }. */
+/** { template, jinja (the library, when there is a template), bosToken, eosToken, eosIds } from { config (text), generationConfig, tokenizerConfig }. */
 export async function chatSettings({ config, generationConfig = null, tokenizerConfig = null }) {
   const ids = (value) => [value ?? []].flat().filter((id) => Number.isInteger(id) && id >= 0);
   const configJson = typeof config === 'string' ? JSON.parse(config) : {};
@@ -30,15 +30,15 @@ export async function chatSettings({ config, generationConfig = null, tokenizerC
   if (template !== null && typeof template !== 'string') {
     throw new TypeError(`tokenizer_config.json's chat_template must be text or a list of { name, template }, got ${describe(template)}`);
   }
-  const Template = template === null ? null : (await import('@huggingface/jinja')).Template;
-  return { template, Template, bosToken: text(tokenizerConfig?.bos_token), eosToken: text(tokenizerConfig?.eos_token), eosIds };
+  const jinja = template === null ? null : await import('@huggingface/jinja');
+  return { template, jinja, bosToken: text(tokenizerConfig?.bos_token), eosToken: text(tokenizerConfig?.eos_token), eosIds };
 }
 
 /**
  * The text the model's template makes of `messages`, ending with the prompt for its answer, for a
  * model of `maxTokens` tokens (which bounds its length).
  */
-export function renderChat({ template, Template, bosToken, eosToken }, messages, maxTokens) {
+export function renderChat({ template, jinja, bosToken, eosToken }, messages, maxTokens) {
   if (template === null) throw new Error('this model has no chat template (tokenizer_config.json has no chat_template): give the prompt as text');
   if (!Array.isArray(messages) || messages.length === 0 || messages.length > MAX_MESSAGES) {
     throw new TypeError(`messages must be an Array of 1 to ${MAX_MESSAGES} { role, content }, got ${describe(messages)}`);
@@ -55,7 +55,7 @@ export function renderChat({ template, Template, bosToken, eosToken }, messages,
   }
   let compiled;
   try {
-    compiled = new Template(template);
+    compiled = new jinja.Template(template);
   } catch (error) {
     throw new Error(`the model's chat template cannot be read: ${error.message}`);
   }
@@ -66,7 +66,7 @@ export function renderChat({ template, Template, bosToken, eosToken }, messages,
   };
   const context = { messages: copies, add_generation_prompt: true, bos_token: bosToken ?? '', eos_token: eosToken ?? '' };
   try {
-    return renderWithin(compiled, context, limits);
+    return renderWithin(jinja, compiled, context, limits);
   } catch (error) {
     if (error instanceof TemplateBoundError) throw error;
     throw new Error(`the model's chat template failed to render these messages: ${error.message}`);
