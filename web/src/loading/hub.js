@@ -7,7 +7,7 @@
 // {id}/resolve/{revision}/ part of the Hub's URL space.
 
 import { describe } from '../check.js';
-import { readPrefix } from './streams.js';
+import { readBody, readPrefix } from './streams.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
@@ -199,13 +199,8 @@ export async function hubRepoFiles({ hubUrl = DEFAULT_HUB_URL, id, revision = 'm
       await response.body?.cancel();
       return null;
     }
-    const declared = Number(response.headers.get('content-length'));
-    if (declared > MAX_LISTING_BYTES) {
-      await response.body.cancel();
-      return null;
-    }
-    const bytes = await readPrefix(response.body, MAX_LISTING_BYTES + 1);
-    if (bytes.length > MAX_LISTING_BYTES) return null;
+    // Larger than the limit, it is refused like any other failure: the caller says less.
+    const bytes = await readBody(response, 'the Hub API\'s file list', MAX_LISTING_BYTES, '', signal);
     return siblingNames(JSON.parse(new TextDecoder().decode(bytes)));
   } catch (error) {
     if (signal?.aborted) throw error;

@@ -8,7 +8,7 @@
 // tokenizer library could recurse that deep and overflow the stack.
 
 import { nodeFileSource, readBlob, urlSource, valueSource } from './byte-sources.js';
-import { readWhole, streamChunks, tooLarge } from './streams.js';
+import { readBody, readWhole, streamChunks, tooLarge } from './streams.js';
 import { bytesOf, checkBytes, describe } from '../check.js';
 import { BUILTINS, BUILTIN_NAMES } from './builtins.js';
 import { DEFAULT_HUB_URL, hubFetch, hubFileUrl, hubRepoFiles, parseHubId } from './hub.js';
@@ -130,7 +130,7 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
   });
   const text = async (file) => {
     const response = await fetchFile(file, ({ loaded, total }) => progress?.(file, loaded, total ?? loaded));
-    const bytes = await readJsonResponse(response, file, `${id}'s ${file}`, signal);
+    const bytes = await readBody(response, `${id}'s ${file}`, MAX_JSON_BYTES[file], REAL_SIZES[file], signal);
     progress?.(file, bytes.byteLength, bytes.byteLength);
     return new TextDecoder().decode(bytes);
   };
@@ -299,20 +299,6 @@ async function readText(value, name, signal) {
   throw new TypeError(`${name} must be an object, JSON text, bytes, a Blob or a URL, got ${typeof value}`);
 }
 
-/**
- * The body of a JSON file's response, read up to the file's MAX_JSON_BYTES: refused at once when
- * its Content-Length says more, else as soon as more arrives. `label` names the file in messages.
- */
-async function readJsonResponse(response, file, label, signal) {
-  const limit = MAX_JSON_BYTES[file];
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > limit) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge(label, declared, limit, REAL_SIZES[file], 'bytes (its Content-Length)');
-  }
-  return response.body ? readWhole(streamChunks(response.body, 0, signal, label), label, limit, REAL_SIZES[file]) : new Uint8Array(0);
-}
-
 function fileUrlError(url, name) {
   const why = globalThis.process?.versions?.node ? 'reading file: URLs needs Node ≥ 20.16'
     : 'a browser cannot fetch file: URLs; serve the page and the model over http(s), or pass the files (File objects or bytes) to loadModel';
@@ -326,7 +312,7 @@ async function fetchBytes(url, name, signal) {
     if (!node) throw fileUrlError(url, name);
     return readWhole(nodeFileSource(url, name, node('node:fs/promises')).chunks(0, signal), name, MAX_JSON_BYTES[name], REAL_SIZES[name]);
   }
-  return readJsonResponse(await fetchOk(url, name, { signal }), name, name, signal);
+  return readBody(await fetchOk(url, name, { signal }), name, MAX_JSON_BYTES[name], REAL_SIZES[name], signal);
 }
 
 /**

@@ -92,6 +92,19 @@ export async function readWhole(chunks, name, limit, why = '') {
 }
 
 /**
+ * The body of `response` whole, refused (a RangeError naming `name`) at once when its
+ * Content-Length passes `limit` bytes, else as soon as more than that has arrived.
+ */
+export async function readBody(response, name, limit, why, signal) {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(name, declared, limit, why, 'bytes (its Content-Length)');
+  }
+  return response.body ? readWhole(streamChunks(response.body, 0, signal, name), name, limit, why) : new Uint8Array(0);
+}
+
+/**
  * The RangeError for a file over its limit of `limit` bytes: its `size` where known (in `unit`s:
  * a Content-Length, a Blob's size, a string's characters), or null once more has arrived.
  */
