@@ -51,6 +51,17 @@ test('greedy takes the largest logit, the lower id on a tie, after Hugging Face\
   expect(Array.from(SMALL)).toEqual([2, 1, 0.5, 0.5, -1, 3]); // the logits are not changed
 });
 
+test('the repetition penalty applies once to each distinct id, however often it was seen', () => {
+  // transformers' RepetitionPenaltyLogitsProcessor gathers the seen ids' logits, divides or
+  // multiplies them, and scatters them back: an id seen three times is penalised once. Compounded,
+  // 3 / 1.4³ = 1.09 would fall below 2 and token 0 would win; once, 3 / 1.4 = 2.14 still leads.
+  const greedy = { ...OPTIONS, temperature: 0, repetitionPenalty: 1.4 };
+  expect(chooseToken(SMALL, [5, 5, 5], greedy, Math.random)).toBe(5);
+  // A negative logit is multiplied once: -0.8 × 1.2 = -0.96 still beats -1; compounded over its
+  // two sightings it would be -1.15 and give way.
+  expect(chooseToken(Float32Array.from([-1, -0.8]), [1, 1], { ...greedy, repetitionPenalty: 1.2 }, Math.random)).toBe(1);
+});
+
 test.each([
   ['every token', {}],
   ['temperature 0.5', { temperature: 0.5 }],

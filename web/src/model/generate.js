@@ -66,7 +66,8 @@ export function seededRandom(seed) {
 
 /**
  * The next token from `logits` (not changed): the repetition penalty on the ids seen so far (as
- * Hugging Face's: a positive logit divided by it, a negative one multiplied), then greedy at
+ * Hugging Face's: a positive logit divided by it, a negative one multiplied, once per distinct id
+ * however often it was seen), then greedy at
  * temperature 0, else softmax(logits / temperature) cut to the topK likeliest and to the fewest
  * whose probabilities reach topP, and one draw of `random` over them (in nucleus()'s order; over
  * every token in id order when nothing is cut). Ties go to the lower id.
@@ -75,7 +76,9 @@ export function chooseToken(logits, seen, { temperature, topK, topP, repetitionP
   // The logits as they are when nothing changes them (a greedy step reads a vocabulary once, not twice).
   const scores = repetitionPenalty === 1 ? logits : Float64Array.from(logits);
   if (repetitionPenalty !== 1) {
-    for (const id of seen) scores[id] = scores[id] > 0 ? scores[id] / repetitionPenalty : scores[id] * repetitionPenalty;
+    // Once per distinct id, as transformers gathers the seen ids' logits and scatters them back:
+    // a token seen k times is penalised once, not k times.
+    for (const id of new Set(seen)) scores[id] = scores[id] > 0 ? scores[id] / repetitionPenalty : scores[id] * repetitionPenalty;
   }
   if (temperature === 0) {
     let best = 0;
