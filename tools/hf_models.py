@@ -17,8 +17,10 @@ Each forward takes (config, weights, ids, ablation): the parsed config.json with
 architecture's own field names, the state dict, a list of token ids, and optionally heads to
 switch off, {(layer, head): "zero" | "mean"}; it returns a Trace. A "zero" head outputs zeros, as
 a 0 in Hugging Face's head_mask makes it (head_mask scales the head's probabilities, so its
-output is 0); a "mean" head outputs, at every position, the mean of its output over the
-positions. Either way the Trace keeps the head's attention probabilities as computed, unscaled.
+output is 0); a "mean" head outputs the mean of its output: over every position in a
+bidirectional model, and at position t over positions 0..t in a causal one (a running mean, so a
+position never reads the tokens after it). Either way the Trace keeps the head's attention
+probabilities as computed, unscaled.
 
 What it deliberately does not do: no batching, padding or attention masks, no dropout, no token
 type ids other than 0, no pooler or next-sentence head, no KV cache.
@@ -66,12 +68,15 @@ def gelu_tanh(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def ablate(context, modes):
-    """context (H, n, k): each head's output; modes (H) of None, "zero" or "mean"."""
+def ablate(context, modes, causal):
+    """context (H, n, k): each head's output; modes (H) of None, "zero" or "mean"; a causal
+    model's mean at position t is over positions 0..t."""
     heads = []
     for c, mode in zip(context, modes):
         if mode == "zero":
             c = torch.zeros_like(c)
+        elif mode == "mean" and causal:
+            c = c.cumsum(0) / torch.arange(1, c.shape[0] + 1, dtype=c.dtype)[:, None]
         elif mode == "mean":
             c = c.mean(0, keepdim=True).expand_as(c)
         else:
@@ -97,7 +102,7 @@ def attention(q, k, v, n_heads, causal, modes=None):
     probs = torch.softmax(scores, dim=-1)  # (H, n, n)
     context = probs @ v  # (H, n, k)
     if modes is not None:
-        context = ablate(context, modes)
+        context = ablate(context, modes, causal)
     context = context.transpose(0, 1).reshape(n, d)  # (n, d), heads concatenated
     return context, probs
 
@@ -303,7 +308,7 @@ def grouped_attention(q, k, v, modes=None, window=None, scale=None, softcap=None
     probs = torch.softmax(scores, dim=-1)
     context = probs @ v  # (H, n, dh)
     if modes is not None:
-        context = ablate(context, modes)
+        context = ablate(context, modes, causal=True)
     return context.transpose(0, 1).reshape(n, H * dh), probs
 
 

@@ -188,15 +188,34 @@ void normalize_heads(Matrix& m, size_t dh, const std::vector<float>& weight, flo
   check_heads(m, dh, what);
 }
 
-// Replaces one head's output, columns [first, first + width) of concat (n, d), as `how` says.
-// The mean of finite values is finite, so the ablated concatenation needs no new check.
-void ablate(Matrix& concat, size_t first, size_t width, Ablation how) {
-  auto columns = concat.middleCols(Eigen::Index(first), Eigen::Index(width));
-  if (how == Ablation::zero) {
-    columns.setZero();
-  } else if (how == Ablation::mean) {
-    const Vector mean = columns.colwise().mean();
-    columns.rowwise() = mean;
+// Replaces each switched-off head's output, its columns of concat (n_q, h·dh), as ablation (h)
+// says: zeros, or its mean. In a bidirectional layer the mean is over every position. In a causal
+// one, the output at position t becomes the mean over positions 0..t: a running mean, so no
+// position reads the tokens after it, and a cached step continues it from `sum`, the sum of every
+// head's output over the cached positions (first_position of them). `sum` (h·dh) is advanced over
+// the new rows, before any is replaced, row by row in the one order a whole run adds them in, so
+// a writing and a run of its text replace a head alike. The mean of finite values is finite, so
+// the ablated concatenation needs no new check.
+void ablate(Matrix& concat, size_t dh, const Ablation* ablation, bool causal, int first_position, Vector& sum) {
+  const size_t h = size_t(concat.cols()) / dh;
+  for (Eigen::Index r = 0; r < concat.rows(); ++r) {
+    sum += concat.row(r);
+    if (!ablation || !causal) continue;
+    const float count = float(first_position + r + 1);
+    for (size_t i = 0; i < h; ++i) {
+      if (ablation[i] != Ablation::mean) continue;
+      for (size_t c = i * dh; c < (i + 1) * dh; ++c) concat(r, Eigen::Index(c)) = sum[Eigen::Index(c)] / count;
+    }
+  }
+  if (!ablation) return;
+  for (size_t i = 0; i < h; ++i) {
+    auto columns = concat.middleCols(Eigen::Index(i * dh), Eigen::Index(dh));
+    if (ablation[i] == Ablation::zero) {
+      columns.setZero();
+    } else if (ablation[i] == Ablation::mean && !causal) {
+      const Vector mean = columns.colwise().mean();
+      columns.rowwise() = mean;
+    }
   }
 }
 
@@ -494,8 +513,10 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   // Finite scores give weights in [0, 1] summing to 1, but a weighted sum of values near the
   // float32 limit can still round past it.
   check_heads(t.concat, dh, "the output");
-  if (in.ablation) {
-    for (size_t i = 0; i < h; ++i) ablate(t.concat, i * dh, dh, in.ablation[i]);
+  if (in.ablation || cache) {
+    Vector sum = cache ? cache->output_sum : Vector::Zero(Eigen::Index(qw));
+    ablate(t.concat, dh, in.ablation, config_.causal, in.query_position, sum);
+    if (cache) cache->next_output_sum = std::move(sum);
   }
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n_q, d);

@@ -339,7 +339,10 @@ ModelRun Model::extend(const std::vector<int32_t>& ids, std::vector<KvCache>& ca
     }
   }
   ModelRun result = pass(ids, position, &caches, on_layer, ablation);
-  for (KvCache& c : caches) c.length += int(ids.size());
+  for (KvCache& c : caches) {
+    c.length += int(ids.size());
+    std::swap(c.output_sum, c.next_output_sum);
+  }
   return result;
 }
 
@@ -364,6 +367,7 @@ std::vector<KvCache> Model::make_caches(int capacity) const {
   for (KvCache& c : caches) {
     c.k.resize(capacity, kv_width);
     c.v.resize(capacity, kv_width);
+    c.output_sum = Vector::Zero(Eigen::Index(config_.num_attention_heads) * config_.head_dim);
   }
   return caches;
 }

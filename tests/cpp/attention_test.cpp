@@ -68,7 +68,8 @@ TEST(MultiHeadAttention, ForwardIntoReusesOneTraceAndMatchesForward) {
 }
 
 TEST(MultiHeadAttention, AnAblatedHeadGivesZerosOrItsMeanToTheOutputProjectionAndKeepsItsWeights) {
-  // 37 tokens span two row blocks; heads 1 and 4 zeroed, head 2 replaced by its mean.
+  // 37 tokens span two row blocks; heads 1 and 4 zeroed, head 2 replaced by its mean: over every
+  // position without a causal mask, and at position t over positions 0..t with one.
   const int n = 37, d = 48, h = 6, dh = d / h;
   const std::vector<Ablation> ablation{Ablation::none, Ablation::zero, Ablation::mean, Ablation::none, Ablation::zero, Ablation::none};
   for (bool causal : {false, true}) {
@@ -84,7 +85,12 @@ TEST(MultiHeadAttention, AnAblatedHeadGivesZerosOrItsMeanToTheOutputProjectionAn
     for (int i = 0; i < h; ++i) {
       auto head = want.middleCols(i * dh, dh);
       if (ablation[size_t(i)] == Ablation::zero) head.setZero();
-      if (ablation[size_t(i)] == Ablation::mean) head.rowwise() = VectorD(head.colwise().mean());
+      if (ablation[size_t(i)] != Ablation::mean) continue;
+      if (!causal) {
+        head.rowwise() = VectorD(head.colwise().mean());
+        continue;
+      }
+      for (int t = n - 1; t >= 0; --t) head.row(t) = head.topRows(t + 1).colwise().mean();
     }
     EXPECT_LT(max_abs_diff(ablated.concat, want), 1e-6) << "causal " << causal;
     MatrixD output = want * to_double(layer.weights.wo, size_t(d), size_t(d));

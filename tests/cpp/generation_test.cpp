@@ -4,6 +4,7 @@
 // token. Each step's attention row, in every layer and head, is the last row of a whole run over
 // the same tokens to 1e-5, and its logits are the whole run's to 1e-4. A step that fails leaves
 // the caches as they were; a cache past its capacity, or too big, is refused before it allocates.
+// With heads switched off to their mean, steps and whole runs agree too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,6 +101,30 @@ TEST_P(GenerationTest, AStepThatFailsLeavesTheCachesAsTheyWere) {
   // The step after the failure computes what a prefill of all four tokens computes for the last.
   const ModelRun whole = model.run(ids);
   EXPECT_LT(largest_difference(after.hidden.data(), whole.hidden.data() + 3 * whole.hidden.cols(), size_t(whole.hidden.cols())), 1e-5f);
+}
+
+// A head switched off to its mean is replaced at position t by its mean over positions 0..t, a
+// running mean the caches continue: each step of a writing with two heads off is the last row of a
+// whole run with them off, and a position's hidden state does not change when text follows it.
+// (Before, a step's "mean" was over its one row, the head's own output, so the head stayed on.)
+TEST_P(GenerationTest, MeanAblationIsTheSameInAStepAndInAWholeRun) {
+  const Model model = load(GetParam());
+  const ModelConfig& c = model.config();
+  std::vector<Ablation> ablation(size_t(c.num_hidden_layers) * size_t(c.num_attention_heads), Ablation::none);
+  ablation[1] = Ablation::mean;
+  ablation.back() = Ablation::mean;
+  const std::vector<int32_t> ids = some_ids(model, kTokens);
+  std::vector<KvCache> caches = model.make_caches(kTokens);
+  model.extend(std::vector<int32_t>(ids.begin(), ids.begin() + kPrompt), caches, {}, ablation);
+  const ModelRun whole = model.run(ids, {}, ablation);
+  const size_t d = size_t(whole.hidden.cols());
+  for (int n = kPrompt + 1; n <= kTokens; ++n) {
+    const ModelRun step = model.extend({ids[size_t(n - 1)]}, caches, {}, ablation);
+    EXPECT_LT(largest_difference(step.hidden.data(), whole.hidden.data() + size_t(n - 1) * d, d), 1e-5f)
+        << GetParam() << " at " << n << " tokens";
+  }
+  const ModelRun prompt = model.run(std::vector<int32_t>(ids.begin(), ids.begin() + kPrompt), {}, ablation);
+  EXPECT_LT(largest_difference(prompt.hidden.data(), whole.hidden.data(), size_t(kPrompt) * d), 1e-5f) << GetParam();
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GenerationTest);

@@ -68,8 +68,11 @@ void check_fits(const float* values, size_t count, Describe&& describe, const ch
 
 // What a head contributes to the output projection (its columns of the concatenation): its own
 // output (none), zeros (zero: as a 0 in Hugging Face's head_mask, which scales the head's weights),
-// or at every position its output's mean over the positions (mean). Ablating a head changes
-// only what enters W_o: the head's scores and weights are still computed and traced.
+// or its output's mean (mean): over every position in a bidirectional layer, and at position t
+// over positions 0..t in a causal one, so that no position reads a later token and a step of
+// generation replaces the head as a run of the whole text does. That mean does nothing at
+// position 0 and little at early positions. Ablating a head changes only what enters W_o: the
+// head's scores and weights are still computed and traced.
 enum class Ablation : uint8_t { none = 0, zero = 1, mean = 2 };
 
 struct AttentionConfig {
@@ -123,6 +126,10 @@ AttentionWeights random_attention_weights(const AttentionConfig& config, uint32_
 struct KvCache {
   Matrix k, v;     // (capacity, kv·dh)
   int length = 0;  // positions filled
+  // (h·dh): each head's output, before any ablation, summed over positions [0, length), the
+  // running sum a switched-off head's mean continues (Ablation::mean). A cached pass writes the sum
+  // after its rows to next_output_sum; its caller makes that current as it advances `length`.
+  Vector output_sum, next_output_sum;
   int capacity() const { return int(k.rows()); }
 };
 

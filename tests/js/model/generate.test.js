@@ -89,17 +89,27 @@ describe.each(BUILDS)('%s build', (_, buildOptions) => {
     model.dispose();
   }, 60000);
 
-  test('switched-off heads apply to every step', async () => {
+  // With 'mean', a step has one row, so a mean over its rows was the head's own output and the head
+  // stayed on; the running mean the caches keep makes every step the run's row.
+  test.each(['zero', 'mean'])('switched-off heads (%s) apply to every step as a run of the text applies them', async (ablation) => {
     const model = await engine.loadModel(`${DIR}gpt2-new/`);
-    const writing = model.generate(SENTENCE, { maxNewTokens: 8, ablate: [{ layer: 0, head: 1 }] });
+    const ablate = [{ layer: 0, head: 1 }, { layer: 1, head: 3 }];
+    const writing = model.generate(SENTENCE, { maxNewTokens: 8, ablate, ablation });
     const steps = await collect(writing);
     const result = await writing.result;
-    expect(result.ablated).toEqual([{ layer: 0, head: 1 }]);
-    // The ablated layer-1 input of the written text is what run() computes with the same head off.
-    const run = model.run(result.tokens.join(''), { ablate: [{ layer: 0, head: 1 }] });
+    expect(result.ablated).toEqual(ablate);
+    // The ablated layer-1 input of the written text is what run() computes with the same heads off.
+    const run = model.run(result.tokens.join(''), { ablate, ablation });
     expect(Array.from(run.ids)).toEqual(Array.from(result.ids));
     expect(maxAbsDiff(run.layerInput(1), result.layerInput(1))).toBeLessThan(1e-5);
     expect(steps).toHaveLength(8);
+    // Each step's probability, from the KV cache, is the run's at the position before it.
+    for (const step of steps) {
+      const logits = run.logits(step.position - 1);
+      const max = Math.max(...logits);
+      const total = logits.reduce((sum, x) => sum + Math.exp(x - max), 0);
+      expect(Math.abs(step.probability - Math.exp(logits[step.id] - max) / total)).toBeLessThan(1e-5);
+    }
     model.dispose();
   }, 60000);
 });

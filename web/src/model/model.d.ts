@@ -117,7 +117,9 @@ export interface RunOptions {
   ablate?: HeadId[];
   /**
    * 'zero' (default): the head's output is zero, as a 0 in Hugging Face's head_mask makes it.
-   * 'mean': at every position, the head's output averaged over the sentence's positions.
+   * 'mean': the head's output averaged over the sentence's positions; in a causal model, at
+   * position t over positions 0..t (a running mean: it does nothing at position 0, and a writing
+   * applies it step by step exactly as a run of its text does).
    */
   ablation?: 'zero' | 'mean';
   /**

@@ -86,7 +86,8 @@ export class Model {
    * a long text is tokenized only as far as the tokens kept); empty text is an error.
    * `options.ablate` lists heads to switch off, [{ layer, head }], each one's output replaced
    * before its layer's output projection as `options.ablation` says: 'zero' (the default; Hugging
-   * Face's head_mask) or 'mean' (its mean over the sentence's positions). `options.maxTokens`
+   * Face's head_mask) or 'mean' (its mean over the sentence's positions; in a causal model at position t over
+   * positions 0..t, so a writing's steps replace it as a run of its text does). `options.maxTokens`
    * keeps at most that many tokens (at most the model's maxTokens, its default), truncating as the
    * model's limit does. `options.continuation` gives token ids to run after the prompt's, as
    * generate() wrote them (a writing's result.ids past the prompt): the result is that writing's,
