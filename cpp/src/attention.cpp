@@ -518,10 +518,21 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
     ablate(t.concat, dh, in.ablation, config_.causal, in.query_position, sum);
     if (cache) cache->next_output_sum = std::move(sum);
   }
+  if (in.patch) t.concat.middleCols(Eigen::Index(in.patch_head) * Eigen::Index(dh), Eigen::Index(dh)) =
+      in.patch->middleCols(Eigen::Index(in.patch_head) * Eigen::Index(dh), Eigen::Index(dh));
   // 4. Final linear projection of the concatenated heads.
   t.output.resize(n_q, d);
   multiply(n_q, t.concat.data(), qw, wo_, bias_of(bo_), t.output.data(), d);
   check_fits(t.output.data(), n_q * d, [] { return std::string("attention: the output projection"); }, kCause);
+}
+
+Matrix MultiHeadAttention::project_heads(const float* concat_row) const {
+  const size_t h = size_t(config_.n_heads), dh = size_t(config_.d_head), qw = size_t(q_width()), d = size_t(config_.d_model);
+  Matrix spread = Matrix::Zero(Eigen::Index(h), Eigen::Index(qw));  // row i: head i's columns, zeros elsewhere
+  for (size_t i = 0; i < h; ++i) std::copy(concat_row + i * dh, concat_row + (i + 1) * dh, spread.data() + i * qw + i * dh);
+  Matrix out = Matrix(Eigen::Index(h), Eigen::Index(d));
+  multiply(h, spread.data(), qw, wo_, nullptr, out.data(), d);
+  return out;
 }
 
 }  // namespace multihead

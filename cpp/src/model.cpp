@@ -203,6 +203,10 @@ void Model::attend(size_t l, const Matrix& input, Pass& p) const {
     const int n = int(input.rows());
     AttentionInput in{.x_q = input.data(), .n_queries = n, .x_kv = input.data(), .n_keys = n,
                       .ablation = layer_ablation(p.ablation, l)};
+    if (p.patch.layer == int(l)) {
+      in.patch_head = p.patch.head;
+      in.patch = p.patch.output;
+    }
     if (p.caches) {
       KvCache& cache = (*p.caches)[l];
       in.cache = &cache;
@@ -213,7 +217,25 @@ void Model::attend(size_t l, const Matrix& input, Pass& p) const {
   } catch (const OverflowError& e) {
     throw OverflowError(layer_name(l) + ": " + e.what());
   }
+  if (p.record) p.record->outputs.push_back(p.trace.concat);
   if (p.on_layer) p.on_layer(int(l), p.trace);
+}
+
+void Model::observe_attention(size_t l, Pass& p, bool sandwich) const {
+  if (!p.parts) return;
+  const MultiHeadAttention& attention = weights_.layers[l].attention;
+  const size_t at = size_t(p.parts->position());
+  const Matrix heads = attention.project_heads(p.trace.concat.data() + at * size_t(p.trace.concat.cols()));
+  const float* gamma = sandwich ? weights_.layers[l].weights.data(Weight::attn_out_norm_w) : nullptr;
+  p.parts->add_attention(int(l), heads, attention.output_bias(), p.trace.output.data() + at * size_t(p.trace.output.cols()), gamma,
+                         config_.layer_norm_eps);
+}
+
+void Model::observe_norm(Pass& p, const Matrix& x, const WeightSet& w, Weight weight, Weight bias) const {
+  if (!p.parts) return;
+  const float* beta = bias == Weight::count ? nullptr : w.data(bias);
+  p.parts->norm(x.data() + size_t(p.parts->position()) * size_t(x.cols()), w.data(weight), beta, config_.layer_norm_eps,
+                config_.architecture->norm != Norm::layer_norm);
 }
 
 // x += branch, the residual stream's sum, checked.
@@ -262,10 +284,14 @@ void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
   const LayerWeights& w = weights_.layers[l];
   p.run.inputs.push_back(x);
   attend(l, p.run.inputs.back(), p);
+  observe_attention(l, p, false);
   add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  observe_norm(p, x, w.weights, Weight::norm1_w, Weight::norm1_b);
   norm(x, x, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
   mlp(w, x, p.branch, layer_name(l));
+  if (p.parts) p.parts->add_mlp(int(l), p.branch);
   add(x, p.branch, l, kMlpSum, kMlpCause);
+  observe_norm(p, x, w.weights, Weight::norm2_w, Weight::norm2_b);
   norm(x, x, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
 }
 
@@ -277,6 +303,7 @@ void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
   norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
   p.run.inputs.push_back(p.normed);
   attend(l, p.run.inputs.back(), p);
+  observe_attention(l, p, sandwich);
   if (sandwich) {
     norm(p.trace.output, p.branch, w.weights, Weight::attn_out_norm_w, Weight::count, layer_name(l), steps_.attn_out_norm);
     add(x, p.branch, l, kAttentionSum, kAttentionCause);
@@ -286,6 +313,7 @@ void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
   norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
   mlp(w, p.normed, p.branch, layer_name(l));
   if (sandwich) norm(p.branch, p.branch, w.weights, Weight::mlp_out_norm_w, Weight::count, layer_name(l), steps_.mlp_out_norm);
+  if (p.parts) p.parts->add_mlp(int(l), p.branch);
   add(x, p.branch, l, kMlpSum, kMlpCause);
 }
 
@@ -298,6 +326,8 @@ void Model::parallel_block(size_t l, Matrix& x, Pass& p) const {
   attend(l, p.run.inputs.back(), p);
   norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
   mlp(w, p.normed, p.branch, layer_name(l));
+  observe_attention(l, p, false);
+  if (p.parts) p.parts->add_mlp(int(l), p.branch);
   add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
   add(x, p.branch, l, kMlpSum, kMlpCause);
 }
@@ -377,21 +407,68 @@ ModelRun Model::pass(const std::vector<int32_t>& ids, int first_position, std::v
   check_ids(ids, first_position);
   check_ablation(ablation);
   ModelRun result;
-  Pass pass{result, on_layer, ablation, caches, {}, {}, {}};
+  Pass pass{.run = result, .on_layer = on_layer, .ablation = ablation, .caches = caches};
   Matrix x = embed(ids, first_position);  // (n, d): the residual stream
-  for (size_t l = 0; l < weights_.layers.size(); ++l) {
-    switch (config_.architecture->block) {
-      case Block::post_norm: post_norm_block(l, x, pass); break;
-      case Block::pre_norm: pre_norm_block(l, x, pass, false); break;
-      case Block::sandwich: pre_norm_block(l, x, pass, true); break;
-      case Block::parallel: parallel_block(l, x, pass); break;
-    }
-  }
-  if (!weights_.weights[Weight::final_norm_w].empty()) {
-    norm(x, x, weights_.weights, Weight::final_norm_w, Weight::final_norm_b, "the final layer", steps_.final_norm);
-  }
+  layers_from(0, x, pass);
   result.hidden = std::move(x);
   return result;
+}
+
+void Model::layers_from(size_t first, Matrix& x, Pass& p) const {
+  for (size_t l = first; l < weights_.layers.size(); ++l) {
+    if (p.record) p.record->residuals.push_back(x);
+    switch (config_.architecture->block) {
+      case Block::post_norm: post_norm_block(l, x, p); break;
+      case Block::pre_norm: pre_norm_block(l, x, p, false); break;
+      case Block::sandwich: pre_norm_block(l, x, p, true); break;
+      case Block::parallel: parallel_block(l, x, p); break;
+    }
+    if (p.parts) p.parts->keep_residual(int(l) + 1, x);
+  }
+  if (!weights_.weights[Weight::final_norm_w].empty()) {
+    observe_norm(p, x, weights_.weights, Weight::final_norm_w, Weight::final_norm_b);
+    norm(x, x, weights_.weights, Weight::final_norm_w, Weight::final_norm_b, "the final layer", steps_.final_norm);
+  }
+  if (p.parts) p.parts->keep_hidden(x);
+}
+
+ResidualParts Model::explain(const std::vector<int32_t>& ids, int position, const std::vector<Ablation>& ablation) const {
+  check_ids(ids);
+  check_ablation(ablation);
+  if (position < 0 || size_t(position) >= ids.size()) {
+    throw std::invalid_argument("position must be from 0 to " + std::to_string(ids.size() - 1) + ", got " + std::to_string(position));
+  }
+  ResidualParts parts(position, config_.num_hidden_layers, config_.num_attention_heads, config_.hidden_size);
+  ModelRun result;
+  Pass pass{.run = result, .on_layer = {}, .ablation = ablation, .caches = nullptr, .parts = &parts};
+  Matrix x = embed(ids, 0);
+  parts.set_embeddings(x);
+  parts.keep_residual(0, x);
+  layers_from(0, x, pass);
+  return parts;
+}
+
+Matrix Model::embeddings(const std::vector<int32_t>& ids) const {
+  check_ids(ids);
+  return embed(ids, 0);
+}
+
+Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* record) const {
+  if (first < 0 || first >= config_.num_hidden_layers) {
+    throw std::invalid_argument("first must be from 0 to " + std::to_string(config_.num_hidden_layers - 1) + ", got " + std::to_string(first));
+  }
+  if (x.cols() != config_.hidden_size || x.rows() < 1 || x.rows() > config_.max_tokens()) {
+    throw std::invalid_argument("x is not (n, d_model) with 1 ≤ n ≤ " + std::to_string(config_.max_tokens()));
+  }
+  if (patch.layer >= 0 && (patch.head < 0 || patch.head >= config_.num_attention_heads || !patch.output ||
+                           patch.output->rows() != x.rows() || patch.output->cols() != weights_.layers[size_t(patch.layer)].attention.q_width())) {
+    throw std::invalid_argument("the patch is not one head's output over the pass's positions");
+  }
+  ModelRun result;
+  const std::vector<Ablation> none;
+  Pass pass{.run = result, .on_layer = {}, .ablation = none, .caches = nullptr, .patch = patch, .record = record};
+  layers_from(size_t(first), x, pass);
+  return x;
 }
 
 AttentionTrace Model::layer_trace(int layer, const Matrix& input, const std::vector<Ablation>& ablation) const {
@@ -413,12 +490,12 @@ AttentionTrace Model::layer_trace(int layer, const Matrix& input, const std::vec
   return trace;
 }
 
-std::vector<float> Model::logits(const float* hidden_row) const {
+Matrix Model::head_input(const float* hidden_row) const {
   const ArchitectureSpec& spec = *config_.architecture;
   if (!weights_.has_lm_head) throw std::invalid_argument("this model has no language-model head: " + spec.no_head_message);
   const auto& k = kernels::active_kernels();
   const WeightSet& w = weights_.weights;
-  const size_t d = size_t(config_.hidden_size), V = size_t(config_.vocab_size);
+  const size_t d = size_t(config_.hidden_size);
   for (size_t i = 0; i < d; ++i) {
     if (!std::isfinite(hidden_row[i])) throw std::invalid_argument("hidden[" + std::to_string(i) + "] is not finite");
   }
@@ -428,13 +505,28 @@ std::vector<float> Model::logits(const float* hidden_row) const {
     const Buffer& dense = w[Weight::head_dense_w];
     multiply(1, h.data(), d, dense, w.data(Weight::head_dense_b), t.data(), d);
     check_fits(t.data(), d, [] { return std::string("the language-model head's dense layer"); }, "its input or weights are too large");
-    activate(k, spec.head_activation == HeadActivation::gelu_erf ? Activation::gelu_erf : config_.activation, d, t.data());
+    activate(k, head_activation(), d, t.data());
     normalize(k, false, t, h, w.data(Weight::head_norm_w), w.data(Weight::head_norm_b), config_.layer_norm_eps, "the language-model head",
               "its LayerNorm");
   }
+  return h;
+}
+
+const Buffer& Model::unembedding() const {
+  return weights_.weights[config_.lm_head() == LmHead::untied ? Weight::lm_head : Weight::word_embeddings];
+}
+
+Activation Model::head_activation() const {
+  return config_.architecture->head_activation == HeadActivation::gelu_erf ? Activation::gelu_erf : config_.activation;
+}
+
+std::vector<float> Model::logits(const float* hidden_row) const {
+  const WeightSet& w = weights_.weights;
+  const size_t V = size_t(config_.vocab_size);
+  const Matrix h = head_input(hidden_row);
   // logits (V) = E (V, d) · h, the embeddings (or an untied head) read in place.
   std::vector<float> out(V);
-  table_times(w[config_.lm_head() == LmHead::untied ? Weight::lm_head : Weight::word_embeddings], h.data(), out.data());
+  table_times(unembedding(), h.data(), out.data());
   if (const float* bias = w.data(Weight::head_bias)) {
     for (size_t i = 0; i < V; ++i) out[i] += bias[i];
   }
@@ -444,6 +536,77 @@ std::vector<float> Model::logits(const float* hidden_row) const {
     for (float& v : out) v = cap * std::tanh(v / cap);
   }
   return out;
+}
+
+void Model::check_token(const char* name, int32_t id) const {
+  if (id < 0 || id >= config_.vocab_size) {
+    throw std::invalid_argument(std::string(name) + " is " + std::to_string(id) + ", outside the vocabulary 0 to " +
+                                std::to_string(config_.vocab_size - 1));
+  }
+}
+
+double Model::logit_difference(const float* hidden_row, int32_t token, int32_t against, bool softcap) const {
+  check_token("token", token);
+  if (against != -1) check_token("against", against);
+  const Matrix h = head_input(hidden_row);
+  const size_t d = size_t(config_.hidden_size);
+  const float* bias = weights_.weights.data(Weight::head_bias);
+  std::vector<float> row(d);
+  const auto logit = [&](int32_t id) {
+    table_row(unembedding(), size_t(id), row.data());
+    double sum = 0;
+    for (size_t c = 0; c < d; ++c) sum += double(row[c]) * double(h(0, Eigen::Index(c)));
+    if (bias) sum += bias[id];
+    if (softcap && config_.logit_softcap > 0) sum = config_.logit_softcap * std::tanh(sum / config_.logit_softcap);
+    return sum;
+  };
+  return logit(token) - (against == -1 ? 0.0 : logit(against));
+}
+
+std::vector<double> Model::part_logits(const ResidualParts& r, int32_t token, int32_t against) const {
+  check_token("token", token);
+  if (against != -1) check_token("against", against);
+  const Matrix head_in = head_input(r.hidden().data());  // also refuses a model without a head
+  const WeightSet& w = weights_.weights;
+  const size_t d = size_t(config_.hidden_size);
+  ResidualParts read = r;
+  MatrixD& parts = read.parts();
+  const Eigen::Index count = parts.rows();
+  if (config_.lm_head() == LmHead::transformed) {
+    // The dense layer is linear: each part through it, its bias to the biases.
+    const Matrix in = parts.cast<float>();
+    Matrix out(count, Eigen::Index(d));
+    multiply(size_t(count), in.data(), d, w[Weight::head_dense_w], nullptr, out.data(), d);
+    parts = out.cast<double>();
+    for (size_t c = 0; c < d; ++c) parts(read.bias_row(), Eigen::Index(c)) += w.data(Weight::head_dense_b)[c];
+    // The activation, frozen at its ratio for the real hidden state: act(z) / z (1/2, its limit, at 0).
+    Matrix z(1, Eigen::Index(d));
+    multiply(1, r.hidden().data(), d, w[Weight::head_dense_w], w.data(Weight::head_dense_b), z.data(), d);
+    Matrix a = z;
+    activate(kernels::active_kernels(), head_activation(), d, a.data());
+    for (Eigen::Index c = 0; c < Eigen::Index(d); ++c) parts.col(c) *= z(0, c) == 0 ? 0.5 : double(a(0, c)) / double(z(0, c));
+    read.norm(a.data(), w.data(Weight::head_norm_w), w.data(Weight::head_norm_b), config_.layer_norm_eps, false);
+  }
+  Eigen::RowVectorXd direction = Eigen::RowVectorXd::Zero(Eigen::Index(d));
+  std::vector<float> row(d);
+  table_row(unembedding(), size_t(token), row.data());
+  for (size_t c = 0; c < d; ++c) direction[Eigen::Index(c)] = row[c];
+  if (against != -1) {
+    table_row(unembedding(), size_t(against), row.data());
+    for (size_t c = 0; c < d; ++c) direction[Eigen::Index(c)] -= row[c];
+  }
+  std::vector<double> out = std::vector<double>(size_t(count));
+  for (Eigen::Index i = 0; i < count; ++i) out[size_t(i)] = parts.row(i).dot(direction);
+  if (const float* bias = w.data(Weight::head_bias)) out.back() += double(bias[token]) - (against == -1 ? 0.0 : double(bias[against]));
+  return out;
+}
+
+Matrix Model::lens(const ResidualParts& parts) const {
+  Matrix rows = parts.residuals();
+  if (!weights_.weights[Weight::final_norm_w].empty()) {
+    norm(rows, rows, weights_.weights, Weight::final_norm_w, Weight::final_norm_b, "the logit lens", steps_.final_norm);
+  }
+  return rows;
 }
 
 }  // namespace multihead

@@ -181,6 +181,10 @@ struct AttentionInput {
   const uint8_t* key_mask = nullptr;    // (n_k): nonzero = visible; or null, every key visible
   const float* score_bias = nullptr;    // the second extension point: (h, n_q, n_k) added to the scaled scores; or null
   const Ablation* ablation = nullptr;   // (h), or null: see Ablation
+  // Activation patching: head patch_head's output (its columns of the concatenation) becomes its
+  // columns of `patch` (n_q, h·dh), another run's, after any ablation; or patch_head -1, none.
+  int patch_head = -1;
+  const Matrix* patch = nullptr;
   // A KV cache, or null. With one, x_kv must be x_q: the new rows' keys and values go into the
   // cache at positions cache->length …, the queries are at those positions (query_position must be
   // cache->length), and they attend over every cached key: n_keys = cache->length + n_queries.
@@ -244,6 +248,13 @@ class MultiHeadAttention {
   // Sets RMS norms of each head's queries and keys, applied before the rotation: weights (d_head)
   // each (Gemma's 1 + w already added). Empty weights remove them. Throws if a size is wrong.
   void set_head_norms(std::vector<float> q_weight, std::vector<float> k_weight, float eps);
+
+  // Each head's output at one position through its slice of the output projection, without the
+  // bias: row i (d) is concat_row's head-i columns times rows [i·dh, (i+1)·dh) of W_o. The rows sum
+  // to the output there, less the bias. concat_row (h·dh) is a trace's row of concat.
+  Matrix project_heads(const float* concat_row) const;
+  // b_o (d), or null for a layer without one.
+  const float* output_bias() const { return bo_.size() ? bo_.data() : nullptr; }
 
   const AttentionConfig& config() const { return config_; }
   int d_head() const { return config_.d_head; }

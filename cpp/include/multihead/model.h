@@ -17,6 +17,7 @@
 #include "multihead/attention.h"
 #include "multihead/config.h"
 #include "multihead/matrix.h"
+#include "multihead/residual_parts.h"
 #include "multihead/safetensors.h"
 #include "multihead/weights.h"
 
@@ -43,6 +44,19 @@ struct ModelWeights {
 struct ModelRun {
   std::vector<Matrix> inputs;
   Matrix hidden;
+};
+
+// Activation patching's change to a pass: in layer `layer`, head `head`'s output at every position
+// becomes its columns of `output` (n, h·dh), another run's concatenation. Layer -1: none.
+struct HeadPatch {
+  int layer = -1, head = -1;
+  const Matrix* output = nullptr;
+};
+
+// What a pass keeps for patching: the residual stream entering each layer (n, d), and each
+// layer's head outputs side by side (n, h·dh), as its output projection reads them.
+struct PassRecord {
+  std::vector<Matrix> residuals, outputs;
 };
 
 // Called after each layer's attention with the layer (from 0) and its full trace. The trace is
@@ -78,6 +92,29 @@ class Model {
   // The LM head's scores (V) for one row of hidden states (d) as run() returns them. Throws
   // std::invalid_argument when the checkpoint has no LM head.
   std::vector<float> logits(const float* hidden_row) const;
+  // logits(hidden_row)[token] − logits(hidden_row)[against] (against −1: the logit alone), reading
+  // only those rows of the head; with `softcap` false, before Gemma's final soft cap.
+  double logit_difference(const float* hidden_row, int32_t token, int32_t against, bool softcap = true) const;
+
+  // Direct logit attribution, the first half: a pass over ids as run()'s, whose residual stream at
+  // `position` is kept split into the parts that wrote it (residual_parts.h).
+  ResidualParts explain(const std::vector<int32_t>& ids, int position, const std::vector<Ablation>& ablation = {}) const;
+  // The second half: each part's share of logit_difference(hidden, token, against, false), read
+  // through the LM head as the residual is, with its norm (and a masked LM's dense layer and
+  // activation) frozen at the values the real hidden state gives: the activation as its ratio,
+  // output over input. They sum to that difference.
+  std::vector<double> part_logits(const ResidualParts& parts, int32_t token, int32_t against) const;
+  // The logit lens: parts.residuals() through the final norm, if the model has one, each row
+  // ready for logits() (a masked LM's head transforms its rows itself).
+  Matrix lens(const ResidualParts& parts) const;
+
+  // Activation patching's pieces. The residual stream entering layer 0 for ids (n, d).
+  Matrix embeddings(const std::vector<int32_t>& ids) const;
+  // Layers [first, layers) over x, the residual stream entering layer `first` (n, d), then the
+  // final norm: the hidden states, computed as run() computes them from there, bit for bit.
+  // With `patch`, one head's output is replaced (HeadPatch); `record`, if given, receives what
+  // the pass computed (PassRecord), from layer `first` on.
+  Matrix run_from(int first, Matrix x, const HeadPatch& patch = {}, PassRecord* record = nullptr) const;
 
   bool has_lm_head() const { return weights_.has_lm_head; }
   const ModelConfig& config() const { return config_; }
@@ -92,6 +129,9 @@ class Model {
     const LayerHook& on_layer;
     const std::vector<Ablation>& ablation;
     std::vector<KvCache>* caches;  // one per layer, or null: attention over the pass's own rows only
+    ResidualParts* parts = nullptr;  // explain()'s, or null
+    HeadPatch patch = {};
+    PassRecord* record = nullptr;
     Matrix normed;          // (n, d): a pre-norm block's normalised input
     Matrix branch;          // (n, d): the MLP's output
     AttentionTrace trace;   // one layer's, reused: at most one full trace is alive
@@ -102,6 +142,18 @@ class Model {
   // The pass itself, shared by run() and extend().
   ModelRun pass(const std::vector<int32_t>& ids, int first_position, std::vector<KvCache>* caches, const LayerHook& on_layer,
                 const std::vector<Ablation>& ablation) const;
+  // Its layers from `first` on over x, then the final norm; x becomes the hidden states.
+  void layers_from(size_t first, Matrix& x, Pass& p) const;
+  // The head's input for one hidden row (1, d): the row itself, or a masked LM's dense layer,
+  // activation and norm of it.
+  Matrix head_input(const float* hidden_row) const;
+  // The LM head's matrix (the embeddings when tied), its activation (a masked LM's), and a check of an id.
+  const Buffer& unembedding() const;
+  Activation head_activation() const;
+  void check_token(const char* name, int32_t id) const;
+  // explain()'s records, each doing nothing without p.parts.
+  void observe_attention(size_t l, Pass& p, bool sandwich) const;
+  void observe_norm(Pass& p, const Matrix& x, const WeightSet& w, Weight weight, Weight bias) const;
   // Layer l's part of a checked ablation (null for none).
   const Ablation* layer_ablation(const std::vector<Ablation>& ablation, size_t l) const;
   void check_ablation(const std::vector<Ablation>& ablation) const;

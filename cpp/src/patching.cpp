@@ -1,0 +1,45 @@
+// Patching: two recorded runs, and runs that start from the layer they patch.
+#include "multihead/patching.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace multihead {
+
+Patching::Patching(const Model& model, const std::vector<int32_t>& clean, const std::vector<int32_t>& corrupted, int position,
+                   int32_t token, int32_t against)
+    : model_(&model), position_(position), token_(token), against_(against) {
+  if (clean.size() != corrupted.size()) {
+    throw std::invalid_argument("the clean text has " + std::to_string(clean.size()) + " tokens and the corrupted one " +
+                                std::to_string(corrupted.size()) + ": patching needs the same number");
+  }
+  if (position < 0 || size_t(position) >= clean.size()) {
+    throw std::invalid_argument("position must be from 0 to " + std::to_string(clean.size() - 1) + ", got " + std::to_string(position));
+  }
+  clean_ = difference(model.run_from(0, model.embeddings(clean), {}, &clean_run_));
+  corrupted_ = difference(model.run_from(0, model.embeddings(corrupted), {}, &corrupted_run_));
+}
+
+double Patching::difference(const Matrix& hidden) const {
+  return model_->logit_difference(hidden.data() + size_t(position_) * size_t(hidden.cols()), token_, against_);
+}
+
+double Patching::head(int layer, int head) const {
+  const int layers = int(corrupted_run_.residuals.size());
+  if (layer < 0 || layer >= layers) throw std::invalid_argument("layer must be from 0 to " + std::to_string(layers - 1) + ", got " + std::to_string(layer));
+  const HeadPatch patch{.layer = layer, .head = head, .output = &clean_run_.outputs[size_t(layer)]};
+  return difference(model_->run_from(layer, corrupted_run_.residuals[size_t(layer)], patch));
+}
+
+double Patching::position(int layer, int position) const {
+  const int layers = int(corrupted_run_.residuals.size());
+  if (layer < 0 || layer >= layers) throw std::invalid_argument("layer must be from 0 to " + std::to_string(layers - 1) + ", got " + std::to_string(layer));
+  Matrix x = corrupted_run_.residuals[size_t(layer)];
+  if (position < 0 || position >= x.rows()) {
+    throw std::invalid_argument("position must be from 0 to " + std::to_string(x.rows() - 1) + ", got " + std::to_string(position));
+  }
+  x.row(position) = clean_run_.residuals[size_t(layer)].row(position);
+  return difference(model_->run_from(layer, std::move(x)));
+}
+
+}  // namespace multihead
