@@ -15,6 +15,7 @@
 #include "multihead/attention.h"
 #include "multihead/generation.h"
 #include "multihead/model.h"
+#include "multihead/patching.h"
 #include "multihead/rope.h"
 #include "multihead/model_loader.h"
 #include "multihead/parallel.h"
@@ -182,6 +183,7 @@ val config_object(const ModelConfig& c, bool has_lm_head) {
   out.set("rotations", rotations);
   out.set("maxPositions", c.max_tokens());
   out.set("causal", c.architecture->mask == Mask::causal);
+  out.set("logitSoftcap", c.logit_softcap);
   out.set("hasLmHead", has_lm_head);
   return out;
 }
@@ -291,6 +293,50 @@ val model_logits(const Model& model, val hidden) {
   });
 }
 
+std::vector<int32_t> ids_of(const val& ids) { return emscripten::convertJSArrayToNumberVector<int32_t>(ids); }
+
+// Direct logit attribution at `position` of a run of ids with `ablation`: { parts, logit }, parts
+// a Float64Array (embeddings, per layer its heads then its MLP, biases) summing to logit, the
+// logit difference token − against (against −1: the logit alone) before any final soft cap.
+val model_explain(const Model& model, val ids, val ablation, int position, int32_t token, int32_t against) {
+  return result_or_error([&] {
+    const ResidualParts parts = model.explain(ids_of(ids), position, ablations(ablation));
+    const std::vector<double> shares = model.part_logits(parts, token, against);
+    val out = val::object();
+    out.set("parts", val::global("Float64Array").new_(emscripten::typed_memory_view(shares.size(), shares.data())));
+    out.set("logit", model.logit_difference(parts.hidden().data(), token, against, false));
+    return out;
+  });
+}
+
+// The logit lens at `position`: (layers + 1, d) rows, the residual after the embeddings and after
+// each layer, ready for modelLogits.
+val model_lens(const Model& model, val ids, val ablation, int position) {
+  return result_or_error([&] {
+    const Matrix rows = model.lens(model.explain(ids_of(ids), position, ablations(ablation)));
+    return copy(rows.data(), size_t(rows.size()));
+  });
+}
+
+val create_patching(const Model& model, val clean, val corrupted, int position, int32_t token, int32_t against) {
+  return result_or_error([&] { return val(std::make_unique<Patching>(model, ids_of(clean), ids_of(corrupted), position, token, against)); });
+}
+
+val patching_ends(const Patching& patching) {
+  val out = val::object();
+  out.set("clean", patching.clean());
+  out.set("corrupted", patching.corrupted());
+  return out;
+}
+
+val patching_head(const Patching& patching, int layer, int head) {
+  return result_or_error([&] { return val(patching.head(layer, head)); });
+}
+
+val patching_position(const Patching& patching, int layer, int position) {
+  return result_or_error([&] { return val(patching.position(layer, position)); });
+}
+
 // Uses `count` threads (the caller's included) and returns how many it got: 1 in a build without
 // threads, fewer than asked if a worker could not start.
 val use_threads(int count) {
@@ -314,6 +360,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::class_<Model>("Model");
   emscripten::class_<ModelLoader>("ModelLoader");
   emscripten::class_<Generation>("Generation");
+  emscripten::class_<Patching>("Patching");
   emscripten::function("createAttention", &create_attention);
   emscripten::function("createSeededAttention", &create_seeded_attention);
   emscripten::function("forward", &forward);
@@ -329,6 +376,12 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("generationExtend", &generation_extend);
   emscripten::function("layerTrace", &layer_trace);
   emscripten::function("modelLogits", &model_logits);
+  emscripten::function("modelExplain", &model_explain);
+  emscripten::function("modelLens", &model_lens);
+  emscripten::function("createPatching", &create_patching);
+  emscripten::function("patchingEnds", &patching_ends);
+  emscripten::function("patchingHead", &patching_head);
+  emscripten::function("patchingPosition", &patching_position);
   emscripten::function("memory", &memory);
   emscripten::function("useThreads", &use_threads);
   emscripten::constant("maxTokens", kMaxTokens);

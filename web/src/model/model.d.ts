@@ -97,8 +97,84 @@ export class Model {
    * and whether it is one of tokenizer.json's special tokens ([CLS], <|endoftext|>, [UNK]…).
    */
   token(id: number): { text: string; special: boolean };
+  /**
+   * Activation patching: runs `clean` and `corrupted` (texts, or token ids), which must have the
+   * same number of tokens (else a RangeError names both counts), then the corrupted one again with
+   * one piece of the clean run put in, and reports how much of the logit difference
+   * token − against at `position` comes back: 0 as in the corrupted run, 1 as in the clean one.
+   * Each patched run starts from the layer it patches. Rejects with signal.reason when aborted.
+   */
+  patch(options: PatchOptions): Promise<PatchResult>;
   /** Frees the model's WASM memory. Later calls throw; a second dispose() does nothing. */
   dispose(): void;
+}
+
+/** A token of the vocabulary: its id, or a string the tokenizer makes into exactly one token (" William"). */
+export type TokenChoice = number | string;
+
+export interface PatchOptions {
+  clean: string | number[] | Int32Array;
+  corrupted: string | number[] | Int32Array;
+  /** Default: the clean run's top prediction at `position`. */
+  token?: TokenChoice;
+  /** Default: the corrupted run's top prediction, or the clean run's second when they agree. */
+  against?: TokenChoice;
+  /**
+   * 'heads' (default): each head's output at every position, one head at a time (numLayers ×
+   * numHeads runs). 'positions': the residual stream entering each layer at each position
+   * (numLayers × n runs).
+   */
+  over?: 'heads' | 'positions';
+  /** Default: the last position of a causal model, the first mask token of a masked one. */
+  position?: number;
+  onProgress?: (progress: { done: number; total: number }) => void;
+  signal?: AbortSignal;
+}
+
+export interface PatchResult {
+  readonly over: 'heads' | 'positions';
+  readonly position: number;
+  /** Per layer, one value per head or per position: (patched − corrupted) / (clean − corrupted). */
+  readonly values: readonly Float64Array[];
+  readonly token: { readonly id: number; readonly text: string };
+  readonly against: { readonly id: number; readonly text: string };
+  /** The clean and corrupted runs' logit differences (after Gemma's final soft cap, as the model predicts). */
+  readonly clean: number;
+  readonly corrupted: number;
+  readonly tokens: { readonly clean: readonly string[]; readonly corrupted: readonly string[] };
+  readonly runs: number;
+  readonly elapsedMs: number;
+}
+
+/** Direct logit attribution at one position (ModelResult.contributions). */
+export interface Contributions {
+  readonly position: number;
+  readonly token: { readonly id: number; readonly text: string };
+  readonly against: { readonly id: number; readonly text: string } | null;
+  /** heads[layer][head]: the head's output through its slice of the output projection, its value bias included. */
+  readonly heads: readonly Float64Array[];
+  /** Each layer's MLP, its output bias included. */
+  readonly mlps: Float64Array;
+  /** The embeddings, positions included. */
+  readonly embeddings: number;
+  /** The output projections' biases and the norms' betas (and a masked LM head's biases). */
+  readonly biases: number;
+  /** The sum of every part. */
+  readonly total: number;
+  /** The model's own logit (difference), before any final soft cap: what the parts sum to. */
+  readonly logit: number;
+  /** The final soft cap the parts leave out (Gemma's), or null. */
+  readonly softcap: number | null;
+}
+
+/** AttentionViz's map of one head's queries and keys (ModelResult.queryKeyMap). */
+export interface QueryKeyMap {
+  /** (x, y) per token's query, interleaved. */
+  readonly queries: Float32Array;
+  /** (x, y) per token's key, interleaved. */
+  readonly keys: Float32Array;
+  /** The share of the variance of the queries and keys together each axis explains. */
+  readonly explained: readonly [number, number];
 }
 
 /** A head, counted from 0: layer 0 is the first. */
@@ -317,4 +393,20 @@ export class ModelResult {
   logits(position: number): Float32Array;
   /** The k (default 5) most likely tokens at `position` (see logits), most likely first. */
   predictions(position: number, k?: number): Prediction[];
+  /**
+   * Direct logit attribution: the logit of `token` at `position` (default: the top prediction),
+   * or the difference token − against, split into what each head, each MLP, the embeddings and
+   * the biases write into the residual stream, read through the final norm (and, in a post-norm
+   * model, every later norm) frozen at its real scale. The parts sum to the logit. With heads
+   * switched off, the attribution is the ablated run's.
+   */
+  contributions(position: number, options?: { token?: TokenChoice; against?: TokenChoice }): Contributions;
+  /**
+   * The logit lens at `position`: numLayers + 1 lists of the k (default 5) likeliest tokens,
+   * from the embeddings and after each layer, read through the final norm and the LM head. The
+   * last equals predictions(position, k).
+   */
+  logitLens(position: number, k?: number): Prediction[][];
+  /** One head's queries and keys (after RoPE) projected on their top two principal components. */
+  queryKeyMap(layer: number, head: number): QueryKeyMap;
 }

@@ -14,12 +14,15 @@ import { createLoader, streamInto } from '../engine/weights-stream.js';
 import { Writing, checkGenerateOptions } from './generate.js';
 import { likeliest } from './likeliest.js';
 import { chatSettings, renderChat } from './chat.js';
+import { contributionsFrom, lensFrom, patch, tokenId } from './why.js';
+import { queryKeyMap } from '../analysis/query-key-map.js';
 
 export class Model {
   #module;
   #native; // NativeHandle of the embind Model
   #tokenizer;
   #windows; // per layer: its sliding window's keys, 0 for none
+  #softcap; // Gemma's final logit soft cap, 0 for none
   #rotations; // per layer: { dimensions, frequencies } of its RoPE, or null
   #writings = new Set(); // generate()'s Writings still holding KV caches
   #chat; // { template, bosToken, eosToken } from tokenizer_config.json
@@ -41,6 +44,7 @@ export class Model {
     this.headDim = c.headDim;
     this.maxTokens = c.maxPositions;
     this.#windows = Object.freeze(Array.from(c.windows));
+    this.#softcap = c.logitSoftcap;
     this.#rotations = Object.freeze(Array.from(c.rotations, (r) => (r ? Object.freeze({ dimensions: r.dimensions, frequencies: Object.freeze([...r.frequencies]) }) : null)));
     const token = (t) => (t ? Object.freeze({ id: t.id, text: t.content }) : null);
     this.specialTokens = Object.freeze({ mask: token(tokenizer.maskToken), closing: token(tokenizer.closingToken) });
@@ -195,9 +199,41 @@ export class Model {
     return {
       layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input, codes)),
       logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
+      explain: (ids, position, token, against) => orThrow(this.#module.modelExplain(this.#native.get(), ids, codes, position, token, against)),
+      lens: (ids, position) => orThrow(this.#module.modelLens(this.#native.get(), ids, codes, position)),
+      tokenId: (name, value) => tokenId(name, value, this.vocabSize, (text) => this.#tokenizer.encode(text, { addSpecialTokens: false }).ids),
       tokenText: (id) => this.#tokenizer.tokenText(id),
+      softcap: this.#softcap,
       alive: () => !this.#native.disposed,
     };
+  }
+
+  /**
+   * Activation patching (why.js): runs `clean` and `corrupted`, two prompts (texts, or arrays of
+   * token ids) of the same number of tokens, then the corrupted one again with one piece of the clean run put in: each head's
+   * output (over: 'heads', the default) or the residual stream entering each layer at each
+   * position (over: 'positions'). Each value is the logit difference token − against at
+   * `position`, normalised to 0 for the corrupted run and 1 for the clean one. Resolves to
+   * { over, position, values (per layer, a Float64Array of heads or positions), token, against,
+   * clean, corrupted, tokens, runs, elapsedMs }.
+   */
+  async patch(options = {}) {
+    this.#native.get(); // throws if disposed
+    if (!this.hasLmHead) throw new Error('patch() reads the language-model head\'s logits, and this model has none in its model.safetensors');
+    return patch({
+      module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numHeads: this.numHeads, vocabSize: this.vocabSize,
+      causal: this.causal, maskId: this.specialTokens.mask?.id ?? null,
+      encode: (text, special) => {
+        const { ids, tokens } = this.#tokenizer.encode(text, { addSpecialTokens: special });
+        this.#checkEmbeddable(ids, tokens);
+        return { ids, tokens };
+      },
+      tokenText: (id) => this.#tokenizer.tokenText(id),
+      logits: (ids, position) => {
+        const raw = orThrow(this.#module.runModel(this.#native.get(), Int32Array.from(ids), undefined, new Uint8Array(0)));
+        return orThrow(this.#module.modelLogits(this.#native.get(), raw.hidden.subarray(position * this.dModel, (position + 1) * this.dModel)));
+      },
+    }, options);
   }
 
   // An added token may lie past the model's vocabulary (Gemma 3's image tokens, in the tokenizer
@@ -386,6 +422,57 @@ export class ModelResult {
     const logits = this.logits(position);
     checkInteger('k', k, 1, logits.length);
     return likeliest(logits, k, this.#source.tokenText).top;
+  }
+
+  /**
+   * Direct logit attribution: the logit of `token` at `position` (by default the top prediction),
+   * or the difference token − against, split into what each head, each MLP, the embeddings and
+   * the biases write into the residual stream, read through the final norm (and every later norm
+   * of a post-norm model) frozen at its real scale. The parts sum to `logit`, before any final
+   * soft cap (`softcap` names the one left out). token and against are ids or one-token strings.
+   */
+  contributions(position, { token, against } = {}) {
+    const p = this.#position(position);
+    this.#needHead();
+    const t = token === undefined ? this.predictions(p, 1)[0].id : this.#source.tokenId('token', token);
+    const a = against === undefined ? -1 : this.#source.tokenId('against', against);
+    const raw = this.#compute('contributions()', () => this.#source.explain(this.ids, p, t, a));
+    return contributionsFrom(raw, { numLayers: this.numLayers, numHeads: this.numHeads, position: p, token: t, against: a,
+      tokenText: this.#source.tokenText, softcap: this.#source.softcap });
+  }
+
+  /**
+   * The logit lens at `position`: numLayers + 1 lists of the k likeliest tokens, as predictions()
+   * gives them: from the embeddings, then after each layer, each read through the final norm and
+   * the LM head (a masked LM's head reads each layer's output). The last is predictions(position, k).
+   */
+  logitLens(position, k = 5) {
+    const p = this.#position(position);
+    this.#needHead();
+    checkInteger('k', k, 1, 1000);
+    const rows = this.#compute('logitLens()', () => this.#source.lens(this.ids, p));
+    return lensFrom(rows, this.dModel, k, this.#source.logits, this.#source.tokenText);
+  }
+
+  /**
+   * One head's queries and keys on one map (AttentionViz): 2-D coordinates for each token's query
+   * and key, after RoPE where the model rotates, and the share of variance each axis explains
+   * (analysis/query-key-map.js).
+   */
+  queryKeyMap(layer, head) {
+    const trace = this.trace(layer);
+    checkInteger('head', head, 0, this.numHeads - 1);
+    return queryKeyMap(trace.queries(head), trace.keys(head), trace.headDim);
+  }
+
+  #position(position) {
+    return checkInteger('position', position, 0, this.ids.length - 1);
+  }
+
+  #needHead() {
+    if (!this.hasLmHead) {
+      throw new Error('This model has no language-model head (its model.safetensors holds none), so it makes no predictions');
+    }
   }
 
   #layer(layer) {
