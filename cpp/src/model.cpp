@@ -50,6 +50,15 @@ std::string short_number(double v) {
   return text;
 }
 
+// Throws unless 0 ≤ id < vocab_size, naming the id by describe() ("ids[3]", "token"): as
+// check_fits's, it runs only on failure, so a prompt's ids build no strings.
+template <class Describe>
+void check_in_vocabulary(int32_t id, int vocab_size, Describe&& describe) {
+  if (id < 0 || id >= vocab_size) {
+    throw std::invalid_argument(describe() + " is " + std::to_string(id) + ", outside the vocabulary 0 to " + std::to_string(vocab_size - 1));
+  }
+}
+
 // Throws if x, just formed by `sum` (the embeddings, or a residual add), is not finite.
 void check_sum(const Matrix& x, const std::string& where, const char* sum, const char* cause) {
   if (!std::isfinite(largest_magnitude(x.data(), size_t(x.size())))) {
@@ -156,10 +165,7 @@ void Model::check_ids(const std::vector<int32_t>& ids, int first_position) const
                      std::to_string(config_.max_position_embeddings) + ")");
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
-      throw std::invalid_argument("ids[" + std::to_string(i) + "] is " + std::to_string(ids[i]) + ", outside the vocabulary 0 to " +
-                                  std::to_string(config_.vocab_size - 1));
-    }
+    check_in_vocabulary(ids[i], config_.vocab_size, [&] { return "ids[" + std::to_string(i) + "]"; });
   }
 }
 
@@ -197,8 +203,10 @@ void Model::norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weigh
   normalize(kernels::active_kernels(), rms, in, out, w.data(weight), beta, config_.layer_norm_eps, where, step);
 }
 
-// p.trace ← layer l's attention over `input` (n, d), handed to the run's hook.
+// p.trace ← layer l's attention over `input` (n, d), handed to the run's hook; p.run, if any, keeps
+// a copy of the input.
 void Model::attend(size_t l, const Matrix& input, Pass& p) const {
+  if (p.run) p.run->inputs.push_back(input);
   try {
     const int n = int(input.rows());
     AttentionInput in{.x_q = input.data(), .n_queries = n, .x_kv = input.data(), .n_keys = n,
@@ -282,8 +290,7 @@ constexpr const char* kMlpCause = "the MLP output is too large";
 // The BERT family's block: x = norm1(x + attention(x)); x = norm2(x + mlp(x)).
 void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
   const LayerWeights& w = weights_.layers[l];
-  p.run.inputs.push_back(x);
-  attend(l, p.run.inputs.back(), p);
+  attend(l, x, p);
   observe_attention(l, p, false);
   add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
   observe_norm(p, x, w.weights, Weight::norm1_w, Weight::norm1_b);
@@ -301,8 +308,7 @@ void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
 void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
   const LayerWeights& w = weights_.layers[l];
   norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
-  p.run.inputs.push_back(p.normed);
-  attend(l, p.run.inputs.back(), p);
+  attend(l, p.normed, p);
   observe_attention(l, p, sandwich);
   if (sandwich) {
     norm(p.trace.output, p.branch, w.weights, Weight::attn_out_norm_w, Weight::count, layer_name(l), steps_.attn_out_norm);
@@ -322,8 +328,7 @@ void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
 void Model::parallel_block(size_t l, Matrix& x, Pass& p) const {
   const LayerWeights& w = weights_.layers[l];
   norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
-  p.run.inputs.push_back(p.normed);
-  attend(l, p.run.inputs.back(), p);
+  attend(l, p.normed, p);
   norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
   mlp(w, p.normed, p.branch, layer_name(l));
   observe_attention(l, p, false);
@@ -407,7 +412,7 @@ ModelRun Model::pass(const std::vector<int32_t>& ids, int first_position, std::v
   check_ids(ids, first_position);
   check_ablation(ablation);
   ModelRun result;
-  Pass pass{.run = result, .on_layer = on_layer, .ablation = ablation, .caches = caches};
+  Pass pass{.run = &result, .on_layer = on_layer, .ablation = ablation, .caches = caches};
   Matrix x = embed(ids, first_position);  // (n, d): the residual stream
   layers_from(0, x, pass);
   result.hidden = std::move(x);
@@ -439,8 +444,7 @@ ResidualParts Model::explain(const std::vector<int32_t>& ids, int position, cons
     throw std::invalid_argument("position must be from 0 to " + std::to_string(ids.size() - 1) + ", got " + std::to_string(position));
   }
   ResidualParts parts(position, config_.num_hidden_layers, config_.num_attention_heads, config_.hidden_size);
-  ModelRun result;
-  Pass pass{.run = result, .on_layer = {}, .ablation = ablation, .caches = nullptr, .parts = &parts};
+  Pass pass{.run = nullptr, .on_layer = {}, .ablation = ablation, .caches = nullptr, .parts = &parts};
   Matrix x = embed(ids, 0);
   parts.set_embeddings(x);
   parts.keep_residual(0, x);
@@ -464,9 +468,8 @@ Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* 
                            patch.output->rows() != x.rows() || patch.output->cols() != weights_.layers[size_t(patch.layer)].attention.q_width())) {
     throw std::invalid_argument("the patch is not one head's output over the pass's positions");
   }
-  ModelRun result;
   const std::vector<Ablation> none;
-  Pass pass{.run = result, .on_layer = {}, .ablation = none, .caches = nullptr, .patch = patch, .record = record};
+  Pass pass{.run = nullptr, .on_layer = {}, .ablation = none, .caches = nullptr, .patch = patch, .record = record};
   layers_from(size_t(first), x, pass);
   return x;
 }
@@ -539,10 +542,7 @@ std::vector<float> Model::logits(const float* hidden_row) const {
 }
 
 void Model::check_token(const char* name, int32_t id) const {
-  if (id < 0 || id >= config_.vocab_size) {
-    throw std::invalid_argument(std::string(name) + " is " + std::to_string(id) + ", outside the vocabulary 0 to " +
-                                std::to_string(config_.vocab_size - 1));
-  }
+  check_in_vocabulary(id, config_.vocab_size, [&] { return std::string(name); });
 }
 
 double Model::logit_difference(const float* hidden_row, int32_t token, int32_t against, bool softcap) const {

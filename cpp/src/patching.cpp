@@ -24,16 +24,19 @@ double Patching::difference(const Matrix& hidden) const {
   return model_->logit_difference(hidden.data() + size_t(position_) * size_t(hidden.cols()), token_, against_);
 }
 
-double Patching::head(int layer, int head) const {
+void Patching::check_layer(int layer) const {
   const int layers = int(corrupted_run_.residuals.size());
   if (layer < 0 || layer >= layers) throw std::invalid_argument("layer must be from 0 to " + std::to_string(layers - 1) + ", got " + std::to_string(layer));
+}
+
+double Patching::head(int layer, int head) const {
+  check_layer(layer);
   const HeadPatch patch{.layer = layer, .head = head, .output = &clean_run_.outputs[size_t(layer)]};
   return difference(model_->run_from(layer, corrupted_run_.residuals[size_t(layer)], patch));
 }
 
 double Patching::position(int layer, int position) const {
-  const int layers = int(corrupted_run_.residuals.size());
-  if (layer < 0 || layer >= layers) throw std::invalid_argument("layer must be from 0 to " + std::to_string(layers - 1) + ", got " + std::to_string(layer));
+  check_layer(layer);
   Matrix x = corrupted_run_.residuals[size_t(layer)];
   if (position < 0 || position >= x.rows()) {
     throw std::invalid_argument("position must be from 0 to " + std::to_string(x.rows() - 1) + ", got " + std::to_string(position));

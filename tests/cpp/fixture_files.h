@@ -1,6 +1,6 @@
 // Test helper: reading the PyTorch fixture files (tests/fixtures/…): whole files, raw
-// little-endian arrays checked against their expected length, a case.txt's integer fields, and the
-// sorted subfolders of a folder (one per case or checkpoint).
+// little-endian arrays checked against their expected length, a case.txt's integer fields, the
+// sorted subfolders of a folder (one per case or checkpoint), and a checkpoint folder's model.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +14,10 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "multihead/config.h"
+#include "multihead/model.h"
+#include "multihead/safetensors.h"
 
 namespace multihead::testing {
 
@@ -56,6 +60,17 @@ inline std::vector<std::string> subfolders(const std::string& dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// The config.json of a checkpoint folder.
+inline ModelConfig read_config(const std::string& folder) {
+  const std::vector<uint8_t> json = read_file(folder + "/config.json");
+  return parse_model_config(std::string(json.begin(), json.end()));
+}
+
+// The model a checkpoint folder holds: its config.json and model.safetensors, read whole.
+inline Model load_model(const std::string& folder) {
+  return Model(read_config(folder), SafetensorsFile(read_file(folder + "/model.safetensors")));
 }
 
 }  // namespace multihead::testing

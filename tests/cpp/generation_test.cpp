@@ -21,17 +21,12 @@ namespace {
 const std::string kCheckpoints = std::string(MULTIHEAD_FIXTURES_DIR) + "/checkpoints/";
 constexpr int kTokens = 12, kPrompt = 5;
 
-Model load(const std::string& name) {
-  const std::vector<uint8_t> config = read_file(kCheckpoints + name + "/config.json");
-  const SafetensorsFile file(read_file(kCheckpoints + name + "/model.safetensors"));
-  return Model(parse_model_config(std::string(config.begin(), config.end())), file);
-}
+Model load(const std::string& name) { return load_model(kCheckpoints + name); }
 
 std::vector<std::string> causal_checkpoints() {
   std::vector<std::string> out;
   for (const std::string& name : subfolders(kCheckpoints)) {
-    const std::vector<uint8_t> config = read_file(kCheckpoints + name + "/config.json");
-    if (parse_model_config(std::string(config.begin(), config.end())).architecture->mask == Mask::causal) out.push_back(name);
+    if (read_config(kCheckpoints + name).architecture->mask == Mask::causal) out.push_back(name);
   }
   return out;
 }

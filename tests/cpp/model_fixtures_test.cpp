@@ -29,9 +29,7 @@ const Model& builtin_model(const std::string& name) {
   static std::map<std::string, Model> models;
   auto it = models.find(name);
   if (it == models.end()) {
-    const std::vector<uint8_t> config = read_file(kModels + name + "/config.json");
-    it = models.emplace(name, Model(parse_model_config(std::string(config.begin(), config.end())),
-                                    SafetensorsFile(read_file(kModels + name + "/model.safetensors")))).first;
+    it = models.emplace(name, load_model(kModels + name)).first;
   }
   return it->second;
 }

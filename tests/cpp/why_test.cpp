@@ -22,11 +22,7 @@ namespace {
 const std::string kCheckpoints = std::string(MULTIHEAD_FIXTURES_DIR) + "/checkpoints/";
 constexpr int kTokens = 9;
 
-Model load(const std::string& name) {
-  const std::vector<uint8_t> config = read_file(kCheckpoints + name + "/config.json");
-  const SafetensorsFile file(read_file(kCheckpoints + name + "/model.safetensors"));
-  return Model(parse_model_config(std::string(config.begin(), config.end())), file);
-}
+Model load(const std::string& name) { return load_model(kCheckpoints + name); }
 
 std::vector<std::string> checkpoints_with_head() {
   std::vector<std::string> out;

@@ -125,7 +125,7 @@ class Model {
 
   // The buffers a block's steps reuse, and what the run returns.
   struct Pass {
-    ModelRun& run;
+    ModelRun* run;  // run()'s and extend()'s, which keep each layer's input; or null: nobody reads them
     const LayerHook& on_layer;
     const std::vector<Ablation>& ablation;
     std::vector<KvCache>* caches;  // one per layer, or null: attention over the pass's own rows only

@@ -29,6 +29,8 @@ class Patching {
 
  private:
   double difference(const Matrix& hidden) const;
+  // Throws unless 0 ≤ layer < the model's layers, naming the range.
+  void check_layer(int layer) const;
 
   const Model* model_;
   int position_;
