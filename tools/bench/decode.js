@@ -21,8 +21,8 @@ const PROMPT = 256, NEW_TOKENS = 16;
 const TARGETS = { floor: 1.3, recompute: 1 / 20 };
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
-/** Words that `model` makes into exactly `tokens` tokens. */
-function textOf(model, tokens) {
+/** Words that `model` makes into exactly `tokens` tokens (patch.js's prompt too). */
+export function textOf(model, tokens) {
   const words = 'the old man saw a river and then it ran away from us'.split(' ');
   let text = '', count = 0;
   for (let i = 0, misses = 0; count < tokens && misses < words.length; i++) {
@@ -34,7 +34,7 @@ function textOf(model, tokens) {
     }
     [text, count, misses] = [next, n, 0];
   }
-  if (count !== tokens) throw new Error(`decode bench: no text of exactly ${tokens} tokens (got ${count})`);
+  if (count !== tokens) throw new Error(`bench: no text of exactly ${tokens} tokens (got ${count})`);
   return text;
 }
 
