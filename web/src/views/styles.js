@@ -5,6 +5,7 @@ import { GRID_CSS } from './grid-view.js';
 import { HEAD_CSS } from './head-view.js';
 import { LINES_CSS } from './lines-view.js';
 import { STEPS_CSS } from './steps-view.js';
+import { WHY_CSS } from './why-view.js';
 
 const BASE_CSS = `
 .mh-matrix { position: relative; display: inline-block; line-height: 0; }
@@ -29,7 +30,7 @@ const BASE_CSS = `
 .mh-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
-export const VIEWS_CSS = [BASE_CSS, GRID_CSS, HEAD_CSS, LINES_CSS, STEPS_CSS].join('\n');
+export const VIEWS_CSS = [BASE_CSS, GRID_CSS, HEAD_CSS, LINES_CSS, STEPS_CSS, WHY_CSS].join('\n');
 
 /** The --mh-* colours of each theme; the page and <multihead-view> both set these. */
 const PALETTES = {
