@@ -175,11 +175,11 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   await page.evaluate(() => document.getElementById('grid').addEventListener('error', (e) => { window.__error = e.detail.message; }));
   await set('grid', 'view', 'bogus');
   await settled('grid', 'error');
-  expect(await state('grid')).toEqual({ state: 'error', status: 'multihead: view must be grid, head, lines or steps, got "bogus"' });
-  expect(await page.evaluate(() => window.__error)).toBe('view must be grid, head, lines or steps, got "bogus"');
+  expect(await state('grid')).toEqual({ state: 'error', status: 'multihead: view must be grid, head, lines, steps or why, got "bogus"' });
+  expect(await page.evaluate(() => window.__error)).toBe('view must be grid, head, lines, steps or why, got "bogus"');
   await set('grid', 'view', 'toString'); // a name every object has is not a view either
   await settled('grid', 'error');
-  expect((await state('grid')).status).toBe('multihead: view must be grid, head, lines or steps, got "toString"');
+  expect((await state('grid')).status).toBe('multihead: view must be grid, head, lines, steps or why, got "toString"');
   await set('grid', 'view', 'head');
   await set('grid', 'head', '9');
   await settled('grid', 'error');
@@ -265,6 +265,53 @@ test('exportJSON, exportSVG and exportPNG give the engine\'s values and the head
   const { width, height } = figureLayout({ n, heads: [2] });
   expect([size.readUInt32BE(0), size.readUInt32BE(4)]).toEqual([width, height]);
   expect(files.svg).toEqual({ error: false, rects: n * n + 1 });
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('view="why" explains a [MASK] with the engine\'s parts, follows position and against, and exports CSV and SVG', async () => {
+  const { page, problems } = await openHost();
+  const sentence = 'The cat sat on the [MASK].';
+  const shown = () => page.evaluate(() => {
+    const root = document.getElementById('grid').shadowRoot;
+    return {
+      state: document.getElementById('grid').state,
+      heads: [...root.querySelectorAll('.mh-why-heads .mh-why-map button[data-layer][data-head]')].map((b) => Number(b.dataset.value)),
+      sentence: root.querySelector('.mh-why-heads .mh-why-sentence')?.textContent ?? '',
+    };
+  });
+  await page.evaluate((text) => {
+    const e = document.getElementById('grid');
+    e.setAttribute('sentence', text);
+    e.setAttribute('view', 'why');
+  }, sentence);
+  await page.waitForFunction(() => document.getElementById('grid').shadowRoot.querySelector('.mh-why-heads button[data-head]') !== null);
+  const run = model.run(sentence);
+  const mask = run.tokens.indexOf('[MASK]');
+  expect(maxDiff((await shown()).heads, run.contributions(mask).heads.flatMap((h) => Array.from(h)))).toBeLessThan(1e-4);
+
+  // Position 3 (counted from 1) against "cat": the logit difference there.
+  await page.evaluate(() => {
+    const e = document.getElementById('grid');
+    e.setAttribute('position', '3');
+    e.setAttribute('against', 'cat');
+  });
+  await page.waitForFunction(() => document.getElementById('grid').shadowRoot.querySelector('.mh-why-heads .mh-why-sentence')?.textContent.includes('cat'));
+  const difference = run.contributions(2, { against: 'cat' });
+  expect(maxDiff((await shown()).heads, difference.heads.flatMap((h) => Array.from(h)))).toBeLessThan(1e-4);
+  const files = await page.evaluate(() => {
+    const e = document.getElementById('grid');
+    const svg = new DOMParser().parseFromString(e.exportSVG(), 'image/svg+xml');
+    return { csv: e.exportCSV(), error: svg.querySelector('parsererror') !== null, cells: svg.querySelectorAll('rect.why-heads').length };
+  });
+  expect(files).toMatchObject({ error: false, cells: model.numLayers * model.numHeads });
+  expect(files.csv).toContain(String(difference.heads[0][0]).slice(0, 8));
+
+  // A token that is two is the element's error, and it recovers when the attribute goes.
+  await page.evaluate(() => document.getElementById('grid').setAttribute('against', 'the cat'));
+  await page.waitForFunction(() => document.getElementById('grid').state === 'error');
+  await page.evaluate(() => document.getElementById('grid').removeAttribute('against'));
+  await page.waitForFunction(() => document.getElementById('grid').state === 'ready');
   expect(problems).toEqual([]);
   await page.close();
 });

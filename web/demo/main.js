@@ -23,6 +23,7 @@ import { createTokenList } from './ui/token-list.js';
 import { createViewHost } from './ui/view-host.js';
 import { wireShareButtons } from './ui/share-buttons.js';
 import { createWritePanel } from './ui/write-panel.js';
+import { createWhyPanel } from './ui/why-panel.js';
 import { testHooks } from './test-hooks.js';
 
 const style = document.createElement('style');
@@ -41,7 +42,7 @@ syncUrl(store);
 const SLOW_MS = 250;
 const renderers = [
   createTokenList(store), createWritePanel(store, pageSession), createStatusLine(), createViewHost(store),
-  ...[createControls(store, pageSession), createModelPanel(store, pageSession), createPanels(store, pageSession)].map(paced),
+  ...[createControls(store, pageSession), createModelPanel(store, pageSession), createPanels(store, pageSession), createWhyPanel(store, pageSession)].map(paced),
   testHooks(),
 ];
 for (const { render } of renderers) store.subscribe(render);

@@ -1,7 +1,8 @@
 // @ts-check
 // The session: the one module that talks to the page's worker. It keeps two slices of the store,
 // each written by its reducer here: `session` (the model on screen and the one loading, the run
-// in flight, what stopped or failed, the probe-set measure, the writing) and `result` (what the
+// in flight, what stopped or failed, the probe-set measure, the writing, the Why? view's patch
+// sweep) and `result` (what the
 // worker answered for the current inputs, grown a token at a time while the model writes, and
 // the probe-set measures per model). After every change it
 // asks needed() what the page lacks and sends that, one run at a time; an answer that no longer
@@ -12,8 +13,9 @@
 // worker/limited-worker.js's.
 import { patched } from './state/store.js';
 import { BUILTIN_MODEL, ModelName, modelName, modelRevision, modelSource } from './state/model-choice.js';
-import { answerFits, canWrite, inputsKey, keyWith, modelToLoad, needed } from './state/needed.js';
+import { answerFits, canWrite, inputsKey, keyWith, modelToLoad, needed, queryKeysKey, whyKey } from './state/needed.js';
 import { grownRun, promptRun } from './state/writing.js';
+import { patchKey } from './state/why.js';
 import { summaryKey } from '../src/views/view-data.js';
 import { LimitedWorker, Stopped, timeLimit } from './worker/limited-worker.js';
 
@@ -48,7 +50,10 @@ const SESSION = Object.freeze({
   measureFailed: '', // why the last measure stopped
   writing: null, // { writeId, started, prefillMs, stepMs, count, stopping }: the model writing after the sentence
   wrote: null, // { key, reason, prefillMs, stepMs, count, message }: how the last writing went, for the inputs of `key`
+  patching: null, // { patchId, key, done, total }: the Why? view's head sweep in the worker, for patchKey `key`
+  patchFailed: null, // { key, message }: why the last sweep for patchKey `key` stopped
 });
+
 
 /** The session slice's reducer. */
 export function session(slice = SESSION, action, state) {
@@ -68,7 +73,8 @@ export function session(slice = SESSION, action, state) {
     }
     case 'restarted': // a stopped run replaced the worker, and what it was doing besides
       return patched(slice, {
-        measuring: null, writing: null,
+        measuring: null, writing: null, patching: null,
+        patchFailed: slice.patching ? Object.freeze({ key: slice.patching.key, message: 'The sweep stopped when the page restarted its worker: patch again.' }) : slice.patchFailed,
         measureFailed: slice.measuring ? 'The measure stopped when the page restarted its worker: measure again.' : slice.measureFailed,
       });
     case 'write-start':
@@ -139,6 +145,18 @@ export function session(slice = SESSION, action, state) {
     }
     case 'run-failed': // the worker itself failed
       return patched(slice, { inFlight: null, failed: Object.freeze({ key: action.asked.key, message: action.message }) });
+    case 'patch-started':
+      return patched(slice, { patching: Object.freeze({ patchId: action.patchId, key: action.key, done: 0, total: 0 }), patchFailed: null });
+    case 'patch-progress':
+      if (slice.patching?.patchId !== action.patchId) return slice;
+      return patched(slice, { patching: Object.freeze({ ...slice.patching, done: action.done, total: action.total }) });
+    case 'patched':
+      return slice.patching?.patchId === action.patchId ? patched(slice, { patching: null }) : slice;
+    case 'patch-failed':
+      if (slice.patching?.patchId !== action.patchId) return slice;
+      return patched(slice, {
+        patching: null, patchFailed: Object.freeze({ key: slice.patching.key, message: action.aborted ? 'Stopped.' : `Patching failed: ${action.message}` }),
+      });
     case 'measure-started':
       return patched(slice, { measuring: Object.freeze({ measureId: action.measureId, key: modelKey(state), done: 0, total: 0 }), measureFailed: '' });
     case 'measure-progress':
@@ -190,6 +208,11 @@ export function result(slice = RESULT, action, state) {
       if (action.writeId !== state.session.writing?.writeId || !slice.run) return slice;
       return patched(slice, { run: grownRun(slice.run, action.step, action.rows, keyWith(state, [...state.settings.written, action.step.id])) });
     }
+    case 'patched': { // kept with the run it patched, while the inputs stay
+      const patching = state.session.patching;
+      if (patching?.patchId !== action.patchId || !slice.run || slice.run.key !== JSON.parse(patching.key)[0]) return slice;
+      return patched(slice, { run: Object.freeze({ ...slice.run, patch: Object.freeze({ key: patching.key, ...action.patch }) }) });
+    }
     case 'measured': {
       const measuring = state.session.measuring;
       if (measuring?.measureId !== action.measureId) return slice;
@@ -240,6 +263,8 @@ export function merged(run, answer, asked, info) {
   if (answer.predictions && answer.causal) {
     for (const { position, ...list } of answer.predictions) r.nextTokens.set(position, list); // { top, now? }
   } else if (answer.predictions) r.predictions = answer.predictions;
+  if (answer.why) r.why = Object.freeze({ key: whyKey(asked.why), ...answer.why });
+  if (answer.queryKeys) r.queryKeys = Object.freeze({ key: queryKeysKey(asked.queryKeys), ...answer.queryKeys });
   const written = asked.written?.length ? ` (the last ${asked.written.length} written by the model)` : '';
   if (fresh || run.streamed) r.summary = `${answer.tokens.length} tokens${written}, computed in ${answer.ms.toFixed(1)} ms.`;
   r.streamed = false;
@@ -262,6 +287,7 @@ function newRun(answer, asked, info) {
     kvHeads: asked.toy ? null : info?.kvHeads ?? null, windows: asked.toy ? null : info?.windows ?? null,
     roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated ?? [],
     promptLength: answer.tokens.length - (asked.written?.length ?? 0), steps: null, streamed: false,
+    why: null, queryKeys: null, patch: null, // the Why? view's answers (its `why`, `queryKeys` and patch sweep), each with its key
   };
 }
 
@@ -305,7 +331,7 @@ export function modelKey(state) {
  */
 export function createSession(store) {
   const { dispatch } = store;
-  const counters = { run: 0, load: 0, measure: 0, write: 0 };
+  const counters = { run: 0, load: 0, measure: 0, write: 0, patch: 0 };
   // interrupt[0] = 1 stops the worker's run in flight; a page without shared memory has none.
   const interrupt = globalThis.crossOriginIsolated === true ? new Int32Array(new SharedArrayBuffer(4)) : null;
   let writeId = null; // the writing the worker is doing for this page
@@ -410,6 +436,12 @@ export function createSession(store) {
           writeWatch?.end();
         }
         return dispatch({ type: 'write-done', writeId: data.writeId, reason: data.reason, prefillMs: data.prefillMs, message: data.message });
+      case 'patch-progress':
+        return dispatch({ type: 'patch-progress', patchId: data.patchId, done: data.done, total: data.total });
+      case 'patched':
+        return dispatch({ type: 'patched', patchId: data.patchId, patch: data.patch });
+      case 'patch-failed':
+        return dispatch({ type: 'patch-failed', patchId: data.patchId, aborted: data.aborted, message: data.message });
       case 'roles-progress':
         return dispatch({ type: 'measure-progress', measureId: data.measureId, done: data.done, total: data.total });
       case 'roles-measured':
@@ -481,6 +513,24 @@ export function createSession(store) {
     stopWriting() {
       if (store.state.session.writing) dispatch({ type: 'write-stop' });
       if (writeId !== null) worker.post({ type: 'cancel-write', writeId });
+    },
+    /**
+     * Patches every head from the sentence's run into the run of `corrupted`, for what the Why?
+     * view explains; a sweep already running stops.
+     */
+    patch(corrupted) {
+      const state = store.state;
+      const { info, patching } = state.session;
+      if (!info?.hasLmHead || state.settings.mode !== 'model') return;
+      if (patching) worker.post({ type: 'cancel-patch', patchId: patching.patchId });
+      const patchId = ++counters.patch;
+      const { sentence: text, chat, written, why: { position, token, against } } = state.settings;
+      dispatch({ type: 'patch-started', patchId, key: patchKey(state, corrupted) });
+      worker.post({ type: 'patch', patchId, text, chat, written: [...written], corrupted, position, token, against });
+    },
+    cancelPatch() {
+      const patching = store.state.session.patching;
+      if (patching) worker.post({ type: 'cancel-patch', patchId: patching.patchId });
     },
     cancelMeasure() {
       const measuring = store.state.session.measuring;

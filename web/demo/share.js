@@ -4,6 +4,7 @@
 // element hold 2000 characters, and HTML cannot hold U+0000 or a lone surrogate at all.
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../src/views/export.js';
 import { modelPng, modelSvg } from '../src/views/model-figure.js';
+import { whyCsv, whyPng, whySvg } from '../src/views/why-export.js';
 import { viewData } from '../src/views/view-data.js';
 import { MAX_SENTENCE } from '../src/element/attributes.js';
 import { linkedSentence } from './url-state.js';
@@ -131,6 +132,14 @@ export async function download(kind, result, { view, layer, head, numLayers, rol
   }
   const name = layer === 'all' ? 'model' : view === 'average' || view === 'rollout' ? `${view}${layer + 1}` : `layer${layer + 1}`;
   saveFile(blob, kind === 'json' ? 'multihead-attention.json' : `multihead-${name}.${kind}`);
+}
+
+/** Downloads the Why? view's figure as 'png' or 'svg', or its numbers as 'csv' (`data`: viewData's 'why'). */
+export async function downloadWhy(kind, data) {
+  if (!data.contributions && !data.lens && !data.patch && !data.queryKeys) throw new Error('the Why? view has nothing to download yet');
+  const blob = kind === 'csv' ? new Blob([whyCsv(data)], { type: 'text/csv' })
+    : kind === 'svg' ? new Blob([whySvg(data)], { type: 'image/svg+xml' }) : await whyPng(data);
+  saveFile(blob, `multihead-why.${kind}`);
 }
 
 /** Saves `blob` as a download named `name`. */

@@ -11,7 +11,10 @@
 // drops heads its model does not have. A causal model's writing is &out=464,2068,… (the ids it
 // wrote after the sentence, at most 4096), with Write's options when they are not the defaults:
 // &new=64&temp=0.8&topk=40&topp=0.95&wseed=7, and &chat=1 when the sentence is a chat message
-// through the model's template. Values that make no sense are ignored, not errors:
+// through the model's template. The Why? view (view=why) adds what it explains when it is not the
+// default: &pos=12 (the position, counted from 1), &token=%20William and &against=%20James (each one
+// token, as typed), and &corrupt=… (the corrupted prompt it patches from, cut as the sentence is).
+// Values that make no sense are ignored, not errors:
 // a link typed by hand should still open the page. A link holds at most the first 2000
 // characters of the sentence, both ways: browsers refuse URLs of a few megabytes, and a 1 MB paste
 // is six million characters once percent-encoded.
@@ -72,7 +75,25 @@ export function readUrlState(hash) {
   }
   if (Object.keys(write).length > 0) state.write = write;
   if (['0', '1'].includes(params.get('chat'))) state.chat = params.get('chat') === '1';
+  const why = whyChoices(params);
+  if (why) state.why = why;
   return state;
+}
+
+// The Why? view's choices a URL gives ({ position, token, against, corrupted }, each only when
+// given), or null when it gives none. A token longer than MAX_TOKEN characters is no one token.
+const MAX_TOKEN = 100;
+function whyChoices(params) {
+  const why = {};
+  const position = counted(params.get('pos'));
+  if (position !== null) why.position = position;
+  for (const [name, field] of [['token', 'token'], ['against', 'against']]) {
+    const text = params.get(name);
+    if (text !== null && text.length <= MAX_TOKEN) why[field] = text;
+  }
+  const corrupted = params.get('corrupt');
+  if (corrupted !== null) why.corrupted = linkedSentence(corrupted);
+  return Object.keys(why).length ? why : null;
 }
 
 // "2.1,2.4" → [{ layer: 1, head: 0 }, { layer: 1, head: 3 }], in layer then head order, each once;
@@ -123,7 +144,8 @@ function modelChoice(text, revision) {
  * `model` is a Hub id or a built-in model's name, or undefined for the default model (which the
  * hash leaves out); `revision` a Hub model's, undefined for main.
  */
-export function urlHash({ sentence, view, mode, layer, head, toy, model, revision, ablate = [], ablation = 'zero', write = WRITE_DEFAULTS, written = [], chat = false }) {
+export function urlHash({ sentence, view, mode, layer, head, toy, model, revision, ablate = [], ablation = 'zero', write = WRITE_DEFAULTS, written = [], chat = false,
+  why = null }) {
   const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
@@ -143,6 +165,12 @@ export function urlHash({ sentence, view, mode, layer, head, toy, model, revisio
   for (const [name, option] of Object.entries(WRITE_PARAMS)) if (write[option] !== WRITE_DEFAULTS[option]) params.set(name, String(write[option]));
   // The ids were written after the whole sentence: a link that cuts it cannot keep them.
   if (written.length > 0 && linkedSentence(sentence) === sentence) params.set('out', written.join(','));
+  if (view === 'why' && why) {
+    if (why.position !== null) params.set('pos', String(why.position + 1));
+    if (why.token) params.set('token', why.token);
+    if (why.against) params.set('against', why.against);
+    if (why.corrupted !== null) params.set('corrupt', linkedSentence(why.corrupted));
+  }
   return `#${params}`;
 }
 

@@ -8,11 +8,11 @@ import { readUrlState, urlHash } from './url-state.js';
 
 /** What the URL holds for `state`: the settings as shown (a layer the model lacks is its last). */
 export function linkState(state) {
-  const { sentence, mode, view, layer, toy, model, ablate, ablation, write, written, chat } = state.settings;
+  const { sentence, mode, view, layer, toy, model, ablate, ablation, write, written, chat, why } = state.settings;
   const layers = state.session.info?.numLayers;
   const shown = layers === undefined ? layer : Math.min(layer, layers - 1); // the toy's one layer leaves the model's choice be
   return {
-    sentence, mode, view, toy, ablate, ablation, write, written, chat, model: linkedModel(model), revision: modelRevision(model),
+    sentence, mode, view, toy, ablate, ablation, write, written, chat, why, model: linkedModel(model), revision: modelRevision(model),
     layer: state.settings.allLayers && view === 'grid' ? 'all' : shown,
     head: shownHead(state),
   };

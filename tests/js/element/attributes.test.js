@@ -25,7 +25,7 @@ test('without attributes the element shows layer 1, head 1 in the grid, as tall 
 });
 
 test.each([
-  [{ view: 'bogus' }, 'view must be grid, head, lines or steps, got "bogus"'],
+  [{ view: 'bogus' }, 'view must be grid, head, lines, steps or why, got "bogus"'],
   [{ layer: '5' }, 'layer must be a whole number from 1 to 4, got "5"'],
   [{ layer: '1.5' }, 'layer must be a whole number from 1 to 4, got "1.5"'],
   [{ head: '0' }, 'head must be a whole number from 1 to 4, a list of them, or "all", got "0"'],

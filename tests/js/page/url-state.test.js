@@ -31,3 +31,16 @@ test('more heads than any model has is ignored; an unknown ablation too', () => 
   expect(readUrlState('#ablation=half')).not.toHaveProperty('ablation');
   expect(readUrlState('#ablation=zero').ablation).toBe('zero');
 });
+
+test('the Why? view\'s choices go into the hash and come back; other views leave them out', () => {
+  const why = { position: 11, token: ' William', against: ' James', corrupted: 'Yesterday Henry met James & co. Today Henry met' };
+  const hash = urlHash({ ...STATE, view: 'why', layer: 1, why });
+  const params = new URLSearchParams(hash.slice(1));
+  expect([params.get('pos'), params.get('token'), params.get('against')]).toEqual(['12', ' William', ' James']);
+  expect(readUrlState(hash)).toMatchObject({ view: 'why', why });
+  // The defaults are left out, and a link to another view carries none of them.
+  expect(urlHash({ ...STATE, view: 'why', layer: 1, why: { position: null, token: '', against: '', corrupted: null } })).not.toMatch(/pos=|token=|against=|corrupt=/);
+  expect(urlHash({ ...STATE, view: 'head', layer: 1, why })).not.toMatch(/pos=|token=|against=|corrupt=/);
+  // A position that is not a count from 1, or a "token" far too long for one, is ignored.
+  expect(readUrlState('#view=why&pos=0&token=' + 'x'.repeat(101)).why).toBeUndefined();
+});

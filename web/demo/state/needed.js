@@ -2,7 +2,7 @@
 // for exactly this, once the request in flight has settled, so the latest settings always win and
 // an answer to older ones is dropped. Tested in Node (tests/js/page/needed.test.js).
 import { sameChoice } from './model-choice.js';
-import { allLayersShown, shownLayer } from './settings.js';
+import { allLayersShown, shownHead, shownLayer } from './settings.js';
 import { OVERVIEW_SIZE, summaryKey } from '../../src/views/view-data.js';
 import { textPrint } from '../text-print.js';
 
@@ -18,6 +18,12 @@ export function inputsKey(state) {
   return JSON.stringify([textPrint(sentence), mode, toyMode ? toy : null, state.session.models, off, off.length ? ablation : null,
     !toyMode && chat, toyMode ? [] : written]);
 }
+
+/** The key of what the Why? view explains ({ position, token, against }) in a run's `why`. */
+export const whyKey = ({ position, token, against }) => JSON.stringify([position, token, against]);
+
+/** The key of the head whose query–key map the Why? view draws, in a run's `queryKeys`. */
+export const queryKeysKey = ({ layer, head }) => `${layer}.${head}`;
 
 /** Whether the page can write now: a causal LM on screen with its run shown whole, and nothing in flight. */
 export function canWrite(state) {
@@ -49,7 +55,8 @@ export function predictedAt(state) {
  * them to try again). A run is { key, text, toy, fresh, layers, overview, summary, trace, at, ablate?,
  * ablation?, chat?, written?, steps?, stream? } (worker/messages.js's RunRequest, plus the key): what the view on screen draws and
  * the result lacks (the weights of its layer, the model view's thumbnails, an average or rollout, the full
- * trace of the layer the four-steps view shows), and a causal model's predictions at the chosen token;
+ * trace of the layer the four-steps view shows, the Why? view's parts of a logit, logit lens and
+ * query–key map), and a causal model's predictions at the chosen token;
  * a fresh run for a view that draws layers' weights has them sent as they are computed (`stream`).
  */
 export function needed(state) {
@@ -88,11 +95,16 @@ export function lacking(state) {
   // a fresh answer brings (head roles, the other layers).
   const { written, chat } = settings;
   const steps = written.length > 0 && !run?.steps;
+  // The Why? view: what it explains, and the head whose queries and keys it maps.
+  const { position, token, against } = settings.why;
+  const why = view === 'why' && run?.why?.key !== whyKey(settings.why) ? { position, token, against } : null;
+  const head = { layer, head: shownHead(state) };
+  const queryKeys = view === 'why' && run?.queryKeys?.key !== queryKeysKey(head) ? head : null;
   const fresh = !run || Boolean(run.partial);
-  if (!fresh && !overview && !weights && summary === null && trace === null && predicted && !steps) return null;
+  if (!fresh && !overview && !weights && summary === null && trace === null && predicted && !steps && !why && !queryKeys) return null;
   return {
     key, text, toy: null, fresh, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
-    chat, written, steps, stream: fresh && drawsWeights,
+    chat, written, steps, stream: fresh && drawsWeights, why, queryKeys,
   };
 }
 
@@ -104,7 +116,8 @@ export function drawable(state) {
   const run = state.result.run;
   if (!run || run.key !== inputsKey(state)) return false;
   const asked = lacking(state);
-  return asked === null || (asked.toy === null && !asked.overview && asked.layers.length === 0 && asked.summary === null && asked.trace === null);
+  return asked === null || (asked.toy === null && !asked.overview && asked.layers.length === 0 && asked.summary === null && asked.trace === null &&
+    !asked.why && !asked.queryKeys);
 }
 
 /**

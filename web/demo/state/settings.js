@@ -1,7 +1,8 @@
 // The settings slice: what the reader chose, exactly what the URL encodes (url-state.js writes and
 // reads it): the sentence, the model asked for, model or toy layer, the view, layer and head,
 // the toy layer's sizes, the heads switched off, and a causal model's writing (its options, the
-// ids it wrote after the sentence, and whether the sentence is a chat message). Its reducer is its one writer. Choices keep
+// ids it wrote after the sentence, and whether the sentence is a chat message), and what the Why?
+// view explains (its position, token and against, and the corrupted prompt it patches from). Its reducer is its one writer. Choices keep
 // their value when the model cannot show it (layer 9 of a 4-layer model): shownLayer and
 // shownHead say what is on screen, and the URL holds that.
 import { patched } from './store.js';
@@ -11,6 +12,11 @@ import { WRITE_DEFAULTS, fitWrite } from './writing.js';
 /** The toy layer's sizes the page offers. */
 export const TOY_D = [4, 8, 16, 32, 64, 128];
 export const TOY_HEADS = [1, 2, 4, 8];
+
+// The Why? view's choices: the position explained (null: the model's default, whyPosition), the
+// token (empty: the top prediction) and the one against it (empty: none) as the reader typed
+// them, and the corrupted prompt (null: the one the worker suggests).
+const WHY = Object.freeze({ position: null, token: '', against: '', corrupted: null });
 
 const INITIAL = Object.freeze({
   sentence: '',
@@ -27,6 +33,7 @@ const INITIAL = Object.freeze({
   write: WRITE_DEFAULTS, // Write's options: { maxNewTokens, temperature, topK, topP, seed }
   written: Object.freeze([]), // the ids the model wrote after the sentence, as the writing made them
   chat: false, // the sentence is a user's message, rendered by the model's chat template
+  why: WHY,
 });
 
 export function settings(slice = INITIAL, action, state) {
@@ -35,8 +42,13 @@ export function settings(slice = INITIAL, action, state) {
       return applyUrl(patched(slice, { sentence: action.sentence }), action.url, state);
     case 'url':
       return applyUrl(slice, action.url, state);
-    case 'sentence': // a new prompt: what was written after the old one goes
-      return action.text === slice.sentence ? slice : patched(slice, { sentence: action.text, written: INITIAL.written });
+    case 'sentence': // a new prompt: what was written after the old one goes, and the Why? view's position and corruption
+      return action.text === slice.sentence ? slice
+        : patched(slice, { sentence: action.text, written: INITIAL.written, why: Object.freeze({ ...slice.why, position: null, corrupted: null }) });
+    case 'why':
+      return patched(slice, { why: Object.freeze({ ...slice.why, ...action.value }) });
+    case 'choose-token': // in the Why? view, the token chosen is the position explained
+      return slice.view === 'why' ? patched(slice, { why: Object.freeze({ ...slice.why, position: action.index }) }) : slice;
     case 'chat':
       return patched(slice, { chat: action.value, written: slice.chat === action.value ? slice.written : INITIAL.written });
     case 'write-options':
@@ -66,7 +78,7 @@ export function settings(slice = INITIAL, action, state) {
       return patched(slice, { ablate: ordered(heads) });
     }
     case 'pick-model': // the reader chose a model: every head is on again, nothing is written (a link's stay, for its model)
-      return patched(slice, { model: action.choice, ablate: INITIAL.ablate, written: INITIAL.written });
+      return patched(slice, { model: action.choice, ablate: INITIAL.ablate, written: INITIAL.written, why: WHY });
     case 'ready': // the worker's first model, or the one it loaded again after a restart
       if (action.info.fallback) return patched(slice, { model: BUILTIN_MODEL, written: INITIAL.written, chat: false });
       return sameChoice(slice.model, state.session.model) ? fitModel(slice, action.info) : slice;
@@ -81,7 +93,7 @@ export function settings(slice = INITIAL, action, state) {
 
 /** The settings a URL hash asks for (readUrlState's), over `slice`: what the hash leaves out stays. */
 function applyUrl(slice, url, state) {
-  const { sentence, mode, view, layer, head, toy, model, ablate, ablation, write, written, chat } = url;
+  const { sentence, mode, view, layer, head, toy, model, ablate, ablation, write, written, chat, why } = url;
   const patch = {};
   if (sentence !== undefined) patch.sentence = sentence;
   // What was written belongs to its sentence and model: a link gives it, or it goes with them.
@@ -109,6 +121,9 @@ function applyUrl(slice, url, state) {
     patch.ablate = ordered(info && sameChoice(patch.model ?? slice.model, state.session.model) ? heldHeads(ablate, info) : ablate);
   }
   if (ablation !== undefined) patch.ablation = ablation;
+  // A link's Why? choices replace the ones on screen: what it leaves out is the default.
+  if (why !== undefined) patch.why = Object.freeze({ ...WHY, ...why });
+  else if (patch.sentence !== undefined && patch.sentence !== slice.sentence) patch.why = WHY;
   return patched(slice, patch);
 }
 

@@ -12,6 +12,7 @@ const INITIAL = Object.freeze({
   rolesMode: 'live', // head roles measured 'live' (on the sentence) or over the 'probes'
   note: '', // a message for the status line until the next run
   step: null, // the written token chosen in the strip: its row shows in every head
+  row: null, // the query row marked in the head view: the position the Why? view explained, when a head was chosen there
 });
 
 export function ui(slice = INITIAL, action, state) {
@@ -22,6 +23,8 @@ export function ui(slice = INITIAL, action, state) {
       return patched(slice, { pointed: action.index });
     case 'focus-token':
       return patched(slice, { focused: action.index });
+    case 'select-head': // from the Why? view, with the row it explains; from the grid, none
+      return patched(slice, { row: action.row ?? null });
     case 'choose-step':
       return patched(slice, { step: slice.step === action.index ? null : action.index });
     case 'write-start':
@@ -40,10 +43,10 @@ export function ui(slice = INITIAL, action, state) {
     }
     case 'ready':
     case 'loaded':
-      return patched(slice, { at: null, pointed: null, focused: null, step: null });
+      return patched(slice, { at: null, pointed: null, focused: null, step: null, row: null });
     case 'sentence':
     case 'url':
-      return patched(slice, { note: '', step: null });
+      return patched(slice, { note: '', step: null, row: null });
     default:
       return slice;
   }

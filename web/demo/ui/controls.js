@@ -116,7 +116,7 @@ export function createControls(store, session) {
     if (settings.view === 'lines') headChoices.push(['all', 'All heads']);
     setOptions(dom.head, headChoices, shownHead(state));
     dom.layerControl.hidden = layers === 1;
-    dom.headControl.hidden = !['head', 'lines'].includes(settings.view);
+    dom.headControl.hidden = !['head', 'lines', 'why'].includes(settings.view); // the Why? view maps one head's queries and keys
   }
 
   /** The example buttons for a causal model's or a masked model's sentences. */

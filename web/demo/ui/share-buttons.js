@@ -3,7 +3,9 @@
 import { linkedModel, modelRevision } from '../state/model-choice.js';
 import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
 import { shownRoles } from './panels.js';
-import { download, embedSnippets } from '../share.js';
+import { download, downloadWhy, embedSnippets } from '../share.js';
+import { shownPatch } from '../state/why.js';
+import { viewData } from '../../src/views/view-data.js';
 import { linkHref } from '../url-sync.js';
 
 export function wireShareButtons(store) {
@@ -33,12 +35,16 @@ export function wireShareButtons(store) {
     });
   }
   const note = (text) => store.dispatch({ type: 'note', text });
-  for (const kind of ['png', 'svg', 'json']) {
+  for (const kind of ['png', 'svg', 'json', 'csv']) {
     $(`export-${kind}`).addEventListener('click', () => {
       const state = store.state;
       const run = state.result.run;
       if (!run) return note('Nothing to download yet: type a sentence first.');
       const model = state.settings.mode === 'model';
+      // The Why? view's figure and numbers; its JSON is the attention, as in every view.
+      if (state.settings.view === 'why' && kind !== 'json') {
+        return downloadWhy(kind, viewData('why', run, 0, { patch: shownPatch(state) })).catch((error) => note(`The download failed: ${error.message}`));
+      }
       return download(kind, run, {
         view: state.settings.view, layer: allLayersShown(state) ? 'all' : shownLayer(state), head: shownHead(state),
         numLayers: model ? state.session.info.numLayers : 1,

@@ -8,6 +8,7 @@ import { viewData } from '../../src/views/view-data.js';
 import { drawable } from '../state/needed.js';
 import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
 import { cleared } from '../state/status.js';
+import { shownPatch } from '../state/why.js';
 import { shownRoles } from './panels.js';
 import { debounce } from './debounce.js';
 
@@ -32,9 +33,12 @@ export function createViewHost(store) {
     // The written token chosen in the strip marks, in every head, the row of the query that chose
     // it; while the model writes, the newest query's row over the keys cached so far is marked.
     const step = model && state.ui.step !== null ? run.steps?.[state.ui.step] ?? null : null;
-    const row = step ? step.position - 1 : state.session.writing && model ? run.tokens.length - 1 : null;
+    // A head chosen in the Why? view marks the row of the position it explained.
+    const row = step ? step.position - 1 : state.session.writing && model ? run.tokens.length - 1 : state.ui.row;
+    const why = view === 'why';
     const inputs = [run, view, allLayersShown(state) ? 'all' : shownLayer(state), shownHead(state), model,
-      model ? shownRoles(state)?.heads ?? null : null, model ? state.settings.ablate : null, width, row];
+      model ? shownRoles(state)?.heads ?? null : null, model ? state.settings.ablate : null, width, row,
+      why ? shownPatch(state) : null, why ? state.session.patching : null];
     if (current.name === view && current.drawn?.every((value, i) => value === inputs[i])) return undefined;
     // While the model writes, an update waits for the last one to have painted every head, and for
     // twice the time it took: a view that is quick to draw grows a row at a time, one that is not
@@ -49,8 +53,8 @@ export function createViewHost(store) {
       return undefined;
     }
     drawnAt = performance.now();
-    const [, , layer, head, , roles, ablated] = inputs;
-    show(view).update(viewData(view, run, layer, { head, toy: !model, roles, ablated: ablated ?? [], row }));
+    const [, , layer, head, , roles, ablated, , , patch, patching] = inputs;
+    show(view).update(viewData(view, run, layer, { head, toy: !model, roles, ablated: ablated ?? [], row, patch, patching }));
     cost = performance.now() - drawnAt;
     current.drawn = inputs;
     return undefined;
@@ -64,7 +68,10 @@ export function createViewHost(store) {
     root.replaceChildren(host);
     const onSelectHead = (head, layer = null) => dispatch({ type: 'select-head', head, layer });
     const onToggleHead = (layer, head) => dispatch({ type: 'toggle-head', layer, head });
-    Object.assign(current, { name, view: VIEWS[name](host, name === 'grid' ? { onSelectHead, onToggleHead } : {}), drawn: null });
+    // A head chosen in the Why? view opens its attention with the explained position's row marked.
+    const onWhyHead = (layer, head) => dispatch({ type: 'select-head', head, layer, row: store.state.result.run?.why?.position ?? null });
+    const callbacks = name === 'grid' ? { onSelectHead, onToggleHead } : name === 'why' ? { onSelectHead: onWhyHead } : {};
+    Object.assign(current, { name, view: VIEWS[name](host, callbacks), drawn: null });
     return current.view;
   }
 

@@ -48,10 +48,14 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * instead. `ablate` switches heads off as `ablation` says. The answer is a RunAnswer or RunError
  * with the same id. With `stream`, a fresh run whose layers all go to the page sends them as they
  * are computed, in RunLayers (the answer then leaves them out), so the view draws the first layers
- * while the others run.
+ * while the others run. For the Why? view, `why` asks for the parts of the logit at a position
+ * (null: the default one) of a token (empty: the top prediction) against another (empty: none),
+ * with the logit lens and a suggested corruption, and `queryKeys` for one head's query–key map.
  * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, fresh: boolean, layers: number[],
  *   overview: boolean, summary: { kind: 'average' | 'rollout', layer: number } | null, trace: number | null, at: number | null, ablate?: Head[],
- *   ablation?: 'zero' | 'mean', chat?: boolean, written?: number[], steps?: boolean, stream?: boolean }} RunRequest
+ *   ablation?: 'zero' | 'mean', chat?: boolean, written?: number[], steps?: boolean, stream?: boolean,
+ *   why?: WhyRequest | null, queryKeys?: { layer: number, head: number } | null }} RunRequest
+ * @typedef {{ position: number | null, token: string, against: string }} WhyRequest
  * @typedef {{ dModel: number, numHeads: number, numKeyValueHeads: number, causal: boolean, seed: number }} ToySettings
  * @typedef {{ layer: number, head: number }} Head
  */
@@ -61,6 +65,17 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * CancelMeasure stops it.
  * @typedef {{ type: 'measure-roles', measureId: number }} MeasureRoles
  * @typedef {{ type: 'cancel-measure', measureId: number }} CancelMeasure
+ */
+
+/**
+ * Patch every head's output from the run of `text` (with `chat` and `written`, as a RunRequest)
+ * into the run of `corrupted` (the same text with one word swapped, followed by the same written
+ * ids), one head at a time, for the logit difference `token − against` at `position` (as in a
+ * WhyRequest; against empty: the corrupted run's top token): PatchProgress, then Patched or
+ * PatchFailed. CancelPatch stops it; a newer Patch replaces it.
+ * @typedef {{ type: 'patch', patchId: number, text: string, chat: boolean, written: number[], corrupted: string,
+ *   position: number | null, token: string, against: string }} Patch
+ * @typedef {{ type: 'cancel-patch', patchId: number }} CancelPatch
  */
 
 /**
@@ -108,7 +123,12 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  *   layers?: { layer: number, numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
  *   overview?: { block: number, labels: string[], layers: ({ weights: Float32Array[] } | null)[] },
  *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },
- *   trace?: { layer: number } & object, predictions?: Prediction[], steps?: WrittenStep[] }} RunAnswer
+ *   trace?: { layer: number } & object, predictions?: Prediction[], steps?: WrittenStep[],
+ *   why?: WhyAnswer, queryKeys?: object }} RunAnswer
+ * The Why? view's answer (why-data.js): `contributions` and `lens` at `position`, and `suggested`,
+ * a corruption for patching ({ text, from, to }, or null), or `error` when the token or against
+ * given is not one token of the vocabulary (the rest of the answer stands).
+ * @typedef {{ position: number, contributions?: object, lens?: object, suggested?: object | null, error?: string }} WhyAnswer
  * Layers of a streamed run (`runId`: the RunRequest's id), before its answer: per layer, its head
  * roles, each head's weights (when the answer would have brought every layer's) and its model-view
  * thumbnails (when it would have brought a pooled overview, whose blocks `overview` gives), and the
@@ -131,6 +151,12 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  *   alternatives: { token: string, id: number, probability: number }[], elapsedMs?: number }} WrittenStep
  * How a writing ended: its Writing's stopReason, and the error's message when one stopped it.
  * @typedef {{ type: 'write-done', writeId: number, reason: string, prefillMs: number | null, message: string }} WriteDone
+ */
+
+/**
+ * @typedef {{ type: 'patch-progress', patchId: number, done: number, total: number }} PatchProgress
+ * @typedef {{ type: 'patched', patchId: number, patch: object }} Patched model.patch()'s result, with `corruptedTokens`
+ * @typedef {{ type: 'patch-failed', patchId: number, message: string, aborted: boolean }} PatchFailed
  */
 
 /**

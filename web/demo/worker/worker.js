@@ -7,7 +7,8 @@
 // the last run is kept, so another layer's trace or another position's predictions do not run
 // the model again), MeasureRoles and CancelMeasure (runs asked meanwhile are answered between
 // its steps), Write and CancelWrite (each step posted as it is made, and runs answered between
-// steps too). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
+// steps too), Patch and CancelPatch (the Why? view's head sweep, worker/why.js; runs are answered
+// between its slices). Arrays in answers are moved to the page, not copied. Only one layer's full trace is
 // sent at a time: at 512 tokens a BERT-base's twelve would be hundreds of megabytes.
 import { loadEngine } from '../../src/index.js';
 import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
@@ -16,6 +17,8 @@ import { headRoles } from '../../src/analysis/head-roles.js';
 import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
 import { likeliest } from '../../src/model/likeliest.js';
+import { whyBuffers } from '../../src/views/why-data.js';
+import { explainAnswer, patchHeads, queryKeysAnswer } from './why.js';
 import {
   OVERVIEW_SIZE, attentionShape, layerMatrices, layerWeights, overviewBlocks, overviewOf, rolloutTo, thumbnails, tracedLayer,
 } from '../../src/views/view-data.js';
@@ -34,6 +37,7 @@ const state = {
   loading: null, // { loadId, controller }
   measuring: null, // { measureId, controller }: the probe-set measure in progress
   writing: null, // { writeId, controller }: the writing in progress
+  patching: null, // { patchId, controller }: the patch sweep in progress
   probes: null, // Promise of web/probes/syntax.json, fetched on the first measure
   interrupt: null, // the page's Int32Array: 1 stops the run in flight (Start)
   toy: null, // { key, attention }: the toy layer, kept while its settings stay the same
@@ -43,7 +47,8 @@ let started = null; // Promise: the engine and the first model are loaded
 
 /** @param {{ data: import('./messages.js').Start | import('./messages.js').Load | import('./messages.js').CancelLoad |
  *   import('./messages.js').Write | import('./messages.js').CancelWrite |
- *   import('./messages.js').RunRequest | import('./messages.js').MeasureRoles | import('./messages.js').CancelMeasure }} event */
+ *   import('./messages.js').RunRequest | import('./messages.js').MeasureRoles | import('./messages.js').CancelMeasure |
+ *   import('./messages.js').Patch | import('./messages.js').CancelPatch }} event */
 self.onmessage = async ({ data }) => {
   if (data.type === 'start') {
     started ??= start(data);
@@ -59,6 +64,11 @@ self.onmessage = async ({ data }) => {
   if (data.type === 'write') return write(data);
   if (data.type === 'cancel-write') {
     if (state.writing?.writeId === data.writeId) state.writing.controller.abort();
+    return;
+  }
+  if (data.type === 'patch') return patch(data);
+  if (data.type === 'cancel-patch') {
+    if (state.patching?.patchId === data.patchId) state.patching.controller.abort();
     return;
   }
   if (data.type === 'cancel-measure') {
@@ -122,6 +132,7 @@ async function load({ loadId, source, hubUrl, revision }) {
       return;
     }
     state.measuring?.controller.abort(); // it measures the model about to be freed
+    state.patching?.controller.abort(); // it patches it
     state.model?.dispose();
     state.model = model;
     state.last = null;
@@ -211,6 +222,8 @@ function answer(data) {
       }
       if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at, base);
       if (data.steps) message.steps = writtenSteps(result, written);
+      if (data.why) message.why = explainAnswer(model, result, data.text, data.why);
+      if (data.queryKeys) message.queryKeys = queryKeysAnswer(result, data.queryKeys);
     }
     message.ms = performance.now() - start;
     self.postMessage(message, { transfer: transferable(message) });
@@ -270,13 +283,7 @@ async function measure({ measureId }) {
   state.measuring?.controller.abort();
   const controller = new AbortController();
   state.measuring = { measureId, controller };
-  let last = 0;
-  const onProgress = ({ done, total }) => {
-    const now = performance.now();
-    if (now - last < PROGRESS_EVERY && done !== total) return;
-    last = now;
-    self.postMessage({ type: 'roles-progress', measureId, done, total });
-  };
+  const onProgress = progressPoster(({ done, total }) => ({ type: 'roles-progress', measureId, done, total }));
   try {
     state.probes ??= fetch(new URL('../../probes/syntax.json', import.meta.url)).then((response) => {
       if (!response.ok) throw new Error(`the probe set could not be fetched (HTTP ${response.status})`);
@@ -295,6 +302,20 @@ async function measure({ measureId }) {
   } finally {
     if (state.measuring?.measureId === measureId) state.measuring = null;
   }
+}
+
+/**
+ * An onProgress({ done, total }) that posts message(progress) at most every PROGRESS_EVERY ms, and
+ * always the last one.
+ */
+function progressPoster(message) {
+  let last = 0;
+  return (progress) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_EVERY && progress.done !== progress.total) return;
+    last = now;
+    self.postMessage(message(progress));
+  };
 }
 
 /**
@@ -402,6 +423,35 @@ async function write({ writeId, text, chat, options, ablate, ablation, layers })
 }
 
 /**
+ * The head sweep of a Patch over the run of its text (the last run, when it is that text's) and
+ * the run of its corrupted twin, posting progress at most every PROGRESS_EVERY ms. A newer Patch
+ * or a CancelPatch stops it between two runs.
+ * @param {import('./messages.js').Patch} data
+ */
+async function patch(data) {
+  const { patchId } = data;
+  state.patching?.controller.abort();
+  const controller = new AbortController();
+  state.patching = { patchId, controller };
+  const onProgress = progressPoster(({ done, total }) => ({ type: 'patch-progress', patchId, done, total }));
+  try {
+    const model = state.model;
+    const written = data.written ?? [];
+    const limits = written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) };
+    const { input } = runKey(data.text, data.chat, written, [], 'zero');
+    const clean = state.last?.model === model && state.last.input === input ? state.last.result : model.run(promptOf(data.text, data.chat), limits);
+    const corrupted = model.run(promptOf(data.corrupted, data.chat), limits);
+    const patched = await patchHeads(model, clean, corrupted, data, { onProgress, signal: controller.signal });
+    self.postMessage({ type: 'patched', patchId, patch: patched }, { transfer: patched.values.map((v) => v.buffer) });
+  } catch (error) {
+    const aborted = error?.name === 'AbortError';
+    self.postMessage({ type: 'patch-failed', patchId, aborted, message: error?.message ?? String(error) });
+  } finally {
+    if (state.patching?.patchId === patchId) state.patching = null;
+  }
+}
+
+/**
  * The toy layer: a seeded random attention layer of the user's size, reading the first dModel
  * features of each token's embedding (the model's layer-1 input), so its rows are the sentence.
  */
@@ -421,8 +471,8 @@ function toyLayer(embeddings, n, { dModel, numHeads, numKeyValueHeads, causal, s
 
 /** Every ArrayBuffer of an answer, once each (a buffer listed twice cannot be transferred). */
 /** @param {{ layers?: { weights: Float32Array[] }[], overview?: { layers: { weights: Float32Array[] }[] }, summary?: { weights: Float32Array },
- *   trace?: any }} answer */
-function transferable({ layers = [], overview, summary, trace }) {
+ *   trace?: any, why?: { contributions?: any }, queryKeys?: any }} answer */
+function transferable({ layers = [], overview, summary, trace, why, queryKeys }) {
   const arrays = [...layers, ...overview?.layers ?? []].flatMap((l) => l?.weights ?? []);
   if (summary) arrays.push(summary.weights);
   if (trace) {
@@ -430,5 +480,5 @@ function transferable({ layers = [], overview, summary, trace }) {
     arrays.push(t.input, ...t.queries, ...t.keys, ...t.values, ...t.weights, ...t.headOutputs, t.concat, t.output,
       ...t.queriesBeforeRotation ?? [], ...t.keysBeforeRotation ?? []);
   }
-  return [...new Set(arrays.map((a) => a.buffer))];
+  return [...new Set([...arrays.map((a) => a.buffer), ...whyBuffers({ contributions: why?.contributions, queryKeys })])];
 }

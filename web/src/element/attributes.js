@@ -11,7 +11,9 @@ export const MAX_SENTENCE = 2000;
 // silently; a taller view than this is a typo, not a layout.
 const MAX_HEIGHT = 100000;
 // The views the element shows; the page's average and rollout views are not among them yet.
-const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'steps'];
+const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'steps', 'why'];
+// Characters of a token or against attribute: one token is far shorter.
+const MAX_TOKEN = 100;
 
 /**
  * The model attribute as { builtin } (a built-in model's name: absent or empty is "default"),
@@ -38,7 +40,7 @@ export function modelSource(value, hubUrl, baseUrl) {
  */
 export function readChoice(attributes, layers, heads, css) {
   const view = attributes.view ?? 'grid';
-  if (!ELEMENT_VIEWS.includes(view)) throw new RangeError(`view must be grid, head, lines or steps, got "${view}"`);
+  if (!ELEMENT_VIEWS.includes(view)) throw new RangeError(`view must be grid, head, lines, steps or why, got "${view}"`);
   const layer = counted('layer', attributes.layer ?? '1', layers);
   const headText = attributes.head?.trim() || '1';
   const list = headText === 'all'
@@ -49,6 +51,21 @@ export function readChoice(attributes, layers, heads, css) {
   const theme = attributes.theme ?? '';
   if (!['', 'light', 'dark', 'auto'].includes(theme)) throw new RangeError(`theme must be light, dark or auto, got "${theme}"`);
   return { view, layer, heads: list, height: readHeight(attributes.height, css) };
+}
+
+/**
+ * What the why view explains (attributes { position, token, against }, each a string or null) for
+ * a text of `n` tokens: the position from 0 (null: the model's default), and the token and the one
+ * against it as given ('' when absent); throws naming a bad one.
+ */
+export function readWhy(attributes, n) {
+  const position = attributes.position === null || attributes.position.trim() === '' ? null : counted('position', attributes.position, n);
+  const [token, against] = ['token', 'against'].map((name) => {
+    const text = attributes[name] ?? '';
+    if (text.length > MAX_TOKEN) throw new RangeError(`${name} must be one token, not ${text.length} characters`);
+    return text;
+  });
+  return { position, token, against };
 }
 
 function counted(name, text, count) {

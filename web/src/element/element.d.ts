@@ -2,7 +2,9 @@
 //
 // Attributes (all optional; they may change at any time):
 // - sentence: the text to run (without it, the element's own text content);
-// - view: grid (default), head, lines or steps;
+// - view: grid (default), head, lines, steps or why (why did the model predict what it did: each
+//   head's share of the logit, the logit lens, and the chosen head's queries and keys on one map;
+//   a model with a language-model head only);
 // - layer: from 1 (default 1); head: from 1 (default 1), or in the lines view a list such as "1, 3", or "all";
 // - model: a built-in model, "default" (the default when absent: a small BERT) or "causal" (a small
 //   GPT-2 with induction heads), both inside the package; a Hugging Face Hub model id ("gpt2",
@@ -13,7 +15,11 @@
 // - hub-url: where Hub ids are fetched from, an http(s) URL (default: the Hugging Face Hub); for
 //   a mirror, or a test's fake Hub;
 // - theme: light (default), dark, or auto (follows the system);
-// - height: a CSS length, or a number of pixels, at most 100000 pixels; the view scrolls inside it.
+// - height: a CSS length, or a number of pixels, at most 100000 pixels; the view scrolls inside it;
+// - position, token, against (the why view): the position explained, from 1 (default: a causal
+//   model's last, a masked model's first mask), the token explained (default: the top prediction)
+//   and one against it (the logit difference), each one token of the vocabulary, spaces included.
+//   Patching needs a second prompt and a few hundred runs: it is the page's, not the element's.
 // Every element on a page shares one engine and one instance of each model.
 //
 // Events (CustomEvent, bubbling out of the shadow root, except error). layer and head count from
@@ -22,7 +28,7 @@
 //   its heatmaps for a few frames, with aria-busy on the view meanwhile);
 // - tokenselect { layer, heads, query, token } when a query row is pinned (query null: unpinned);
 // - cellselect { layer, heads, query, key, queryToken, keyToken, weight } when a cell is chosen;
-// - headselect { layer, head } when a head of the grid is chosen; unless cancelled, the element
+// - headselect { layer, head } when a head of the grid or the why view is chosen; unless cancelled, the element
 //   then shows that head (it sets view="head" and head);
 // - error { message } when the model cannot load or run, an attribute is invalid, or the sentence is
 //   over 2000 characters (also shown in the element; this one does not bubble). It fires once per
@@ -46,10 +52,12 @@ export class MultiheadView extends HTMLElement {
   readonly attention: Float32Array[][] | null;
   /** The tokens and every layer's attention as JSON text. Throws unless state is 'ready'. */
   exportJSON(): string;
-  /** The heatmaps of the layer on screen (the heads shown, or all of them in the grid and steps views) as SVG. */
+  /** The heatmaps of the layer on screen (the heads shown, or all of them in the grid and steps views), or the why view's figure, as SVG. */
   exportSVG(): string;
   /** The same figure as a PNG. */
   exportPNG(): Promise<Blob>;
+  /** The why view's numbers as CSV text. Throws in the other views, or unless state is 'ready'. */
+  exportCSV(): string;
   /** The element's events with their details (MultiheadViewEventMap), then any element's. */
   addEventListener<K extends keyof MultiheadViewEventMap>(type: K, listener: (this: MultiheadView, event: MultiheadViewEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: MultiheadView, event: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;

@@ -11,15 +11,17 @@
 // download and one copy in memory (model-registry.js). It keeps every layer's attention weights,
 // and computes a layer's full trace only for the four-steps view's layer.
 import { loadEngine } from '../engine/engine.js';
-import { MAX_SENTENCE, modelSource, readChoice } from './attributes.js';
+import { MAX_SENTENCE, modelSource, readChoice, readWhy } from './attributes.js';
 import { createModelRegistry } from './model-registry.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../views/export.js';
 import { VIEWS_CSS, palette } from '../views/styles.js';
 import { el } from '../views/dom.js';
 import { attentionLayers, attentionShape, tracedLayer, truncationNote, viewData } from '../views/view-data.js';
 import { VIEWS } from '../views/views.js';
+import { explainAt, whyQueryKeys } from '../views/why-data.js';
+import { whyCsv, whyPng, whySvg } from '../views/why-export.js';
 
-const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height'];
+const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height', 'position', 'token', 'against'];
 
 const ELEMENT_CSS = `
 :host { display: block; ${palette('light')} }
@@ -140,14 +142,21 @@ export class MultiheadView extends HTMLElement {
     return attentionJson({ tokens, unknown, layers });
   }
 
-  /** The heatmaps of the heads on screen, as an SVG document. */
+  /** The heatmaps of the heads on screen (the why view: its figure), as an SVG document. */
   exportSVG() {
-    return heatmapSvg(this.#figure());
+    return this.#state.shown?.view === 'why' ? whySvg(this.#ready().why) : heatmapSvg(this.#figure());
   }
 
-  /** The same heatmaps as a PNG. */
+  /** The same figure as a PNG. */
   async exportPNG() {
-    return heatmapPng(this.#figure());
+    return this.#state.shown?.view === 'why' ? whyPng(this.#ready().why) : heatmapPng(this.#figure());
+  }
+
+  /** The why view's numbers as CSV text. */
+  exportCSV() {
+    const r = this.#ready();
+    if (this.#state.shown?.view !== 'why') throw new Error('<multihead-view> exports CSV from view="why" only');
+    return whyCsv(r.why);
   }
 
   #ready() {
@@ -229,7 +238,8 @@ export class MultiheadView extends HTMLElement {
     this.#state.shown = { view, layer, heads };
     try {
       if (view === 'steps' && r.traced !== layer) this.#trace(layer);
-      this.#viewFor(view).update(viewData(view, r, layer, { head: view === 'lines' ? heads : heads[0] }));
+      const data = view === 'why' ? this.#explain(layer, heads[0]) : viewData(view, r, layer, { head: view === 'lines' ? heads : heads[0] });
+      this.#viewFor(view).update(data);
     } catch (error) {
       return this.#fail(error.message);
     }
@@ -243,6 +253,22 @@ export class MultiheadView extends HTMLElement {
     if (r.traced !== null) r.layers[r.traced] = { numHeads: r.layers[r.traced].numHeads, weights: r.layers[r.traced].weights };
     r.layers[layer] = tracedLayer(r.run, layer, r.model.rotation(layer));
     r.traced = layer;
+  }
+
+  /**
+   * The why view's data for head `head` of `layer`: what the position, token and against
+   * attributes ask for, computed once for each choice (the patch sweep is the page's).
+   */
+  #explain(layer, head) {
+    const r = this.#state.result;
+    const choice = readWhy({ position: this.getAttribute('position'), token: this.getAttribute('token'), against: this.getAttribute('against') }, r.tokens.length);
+    const key = JSON.stringify([choice, layer, head]);
+    if (r.why?.key !== key) {
+      const { position, contributions = null, lens = null, error } = explainAt(r.model, r.run, choice.position, choice);
+      if (error) throw new RangeError(error);
+      r.why = { key, tokens: r.tokens, causal: r.causal, position, error: null, contributions, lens, queryKeys: whyQueryKeys(r.run, layer, head), patch: null, patching: null };
+    }
+    return r.why;
   }
 
   /** The height `css` gives, in pixels. */
@@ -275,6 +301,16 @@ export class MultiheadView extends HTMLElement {
           if (this.#emit('headselect', { layer, head: h + 1 }, { cancelable: true })) {
             this.setAttribute('head', String(h + 1));
             this.setAttribute('view', 'head');
+          }
+        },
+      };
+    }
+    if (name === 'why') {
+      // A head chosen in the why view: its attention, unless the page cancels the event.
+      return {
+        onSelectHead: (l, h) => {
+          if (this.#emit('headselect', { layer: l + 1, head: h + 1 }, { cancelable: true })) {
+            for (const [attribute, value] of [['layer', l + 1], ['head', h + 1], ['view', 'head']]) this.setAttribute(attribute, String(value));
           }
         },
       };

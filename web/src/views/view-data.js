@@ -143,10 +143,13 @@ function runOfLayers({ tokens, causal }, layers) {
  * `result.causal` marks a causal model's masked triangle, `result.windows` (per layer: the keys a
  * query sees, or null for full attention) a sliding window's, and `result.kvHeads` (per query head,
  * the key/value head it reads) groups the heads that share one. `row` marks one query row in the
- * grid's heads (pooled with the model view's blocks) and pins it in the head view.
+ * grid's heads (pooled with the model view's blocks) and pins it in the head view. The Why? view
+ * draws the result's `why` (why-data.js's parts and lens at its position) and `queryKeys`, with a
+ * patch sweep's result (`patch`) or progress (`patching`, { done, total }).
  */
-export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [], row = null } = {}) {
+export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [], row = null, patch = null, patching = null } = {}) {
   const { tokens, unknown } = result;
+  if (view === 'why') return whyData(result, patch, patching, toy);
   const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
   const windows = result.windows ?? [];
   const kvHeads = result.kvHeads ?? null;
@@ -208,6 +211,16 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
           : index === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${index}`,
       };
   }
+}
+
+/** What the Why? view draws of a result (viewData's 'why'). */
+function whyData(result, patch, patching, toy) {
+  const why = result.why ?? null;
+  const error = toy ? 'The Why? view explains what a model predicts; the toy layer predicts nothing.' : why?.error ?? null;
+  return {
+    tokens: result.tokens, causal: Boolean(result.causal), position: why?.position ?? null, error,
+    contributions: why?.contributions ?? null, lens: why?.lens ?? null, queryKeys: result.queryKeys ?? null, patch, patching,
+  };
 }
 
 /**
