@@ -146,6 +146,8 @@ test('the masked built-in model explains its [MASK]; the toy layer says it predi
   const mask = run.tokens.indexOf('[MASK]');
   expectClose(await mapValues(page, 'heads'), run.contributions(mask).heads.map((h) => Array.from(h)));
   await expect(page.locator('#why-position option').first().textContent()).resolves.toBe(`default (${mask + 1}: [MASK])`);
+  // A masked model predicts the token at its position, not after it.
+  await expect(page.locator('.mh-why-heads .mh-why-sentence').textContent()).resolves.toContain(`at position ${mask + 1} (“[MASK]”)`);
   await screenshot(page, 'why-masked');
   await page.check('input[name="mode"][value="toy"]');
   await page.waitForFunction(() => document.querySelector('.mh-why-message')?.textContent.includes('toy layer'));

@@ -222,3 +222,14 @@ describe('malformed data', () => {
     await expect(whyPng(whyData())).rejects.toThrow(/OffscreenCanvas/);
   });
 });
+
+test('a causal model predicts after its position, a masked model at it: the figure says which', () => {
+  const base = whyData();
+  const data = { ...base, tokens: base.tokens.map((t, i) => (i === base.position ? 'met' : t)) };
+  const at = 'met';
+  expect(whySvg(data)).toContain(`(after “${at}”)`);
+  const masked = whySvg({ ...data, causal: false });
+  expect(masked).not.toContain('(after ');
+  expect(masked).toContain(`(“${at}”)`);
+  expect(masked).toContain('The likeliest token at each position');
+});

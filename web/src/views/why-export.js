@@ -65,17 +65,20 @@ export function headName(layer, head) {
   return `layer ${layer + 1} head ${head + 1}`;
 }
 
-/** "position 12 (after “ met”)": where the prediction is made, counted from 1. */
-export function positionText(tokens, position) {
-  return `position ${position + 1} (after ${quote(tokens[position])})`;
+/**
+ * Where the prediction is made, counted from 1: a causal model's "position 12 (after “ met”)", the
+ * next token's; a masked model's "position 7 (“[MASK]”)", the token there.
+ */
+export function positionText(tokens, position, causal) {
+  return `position ${position + 1} (${causal ? 'after ' : ''}${quote(tokens[position])})`;
 }
 
 /** The heads block's header: what is split into parts, and that they add up to it. */
-export function logitText(tokens, c) {
+export function logitText(tokens, c, causal) {
   const what = c.against ? `Logit difference ${quote(c.token.text)} − ${quote(c.against.text)}` : `Logit of ${quote(c.token.text)}`;
   // The parts add up to the logit to 1e-4 relative; printed to 3 decimals they may not quite.
   const sum = formatNumber(c.total) === formatNumber(c.logit) ? '= the sum of the parts below' : `(the parts below add up to ${formatNumber(c.total)})`;
-  return `${what} at ${positionText(tokens, c.position)}: ${formatNumber(c.logit)} ${sum}`;
+  return `${what} at ${positionText(tokens, c.position, causal)}: ${formatNumber(c.logit)} ${sum}`;
 }
 
 /** The note under the heads block for Gemma, whose final soft cap the parts leave out; null otherwise. */
@@ -92,7 +95,10 @@ export function patchText(p) {
 
 export const PATCH_HINT = "Each head's output copied from the clean run into the corrupted one: " +
   '0 leaves the corrupted logit difference, 1 restores the clean one.';
-export const LENS_HINT = 'The likeliest next token read off the residual stream after each layer (the logit lens), shaded by its probability.';
+/** What the lens table shows: a causal model's next token after each position; a masked model's token at it. */
+export function lensHint(causal) {
+  return `The likeliest ${causal ? 'next token' : 'token at each position'} read off the residual stream after each layer (the logit lens), shaded by its probability.`;
+}
 
 /** The `count` heads of a (layers × heads) map with the largest |value|, largest first: [{ layer, head, value }]. */
 export function strongestHeads(values, count = STRONGEST) {
@@ -263,7 +269,7 @@ function whyFigure(data) {
   const fig = { shapes: [], texts: [], right: 0 };
   const c = data.contributions;
   const token = c?.token ?? data.patch?.token;
-  const title = `Why ${token ? `${quote(token.text)} ` : ''}at ${positionText(data.tokens, data.position)}`;
+  const title = `Why ${token ? `${quote(token.text)} ` : ''}at ${positionText(data.tokens, data.position, data.causal)}`;
   text(fig, title, MARGIN, MARGIN + TITLE_LINE / 2, TITLE_FONT);
   let y = MARGIN + TITLE_LINE;
   if (c) y = headsBlock(fig, data, y + BLOCK_GAP);
@@ -340,8 +346,8 @@ function headMap(fig, { rows, scale, y, kind, extra = null }) {
   return { x, y: top, bottom, right: extra ? extraX + cell : x + heads * cell, cell };
 }
 
-function headsBlock(fig, { tokens, contributions: c }, y) {
-  y = heading(fig, y, 'Heads behind it', [logitText(tokens, c)]);
+function headsBlock(fig, { tokens, contributions: c, causal }, y) {
+  y = heading(fig, y, 'Heads behind it', [logitText(tokens, c, causal)]);
   const scale = contributionScale(c);
   const map = headMap(fig, { rows: c.heads, scale, y, kind: 'why-heads', extra: { label: 'MLP', values: c.mlps } });
   // The two terms that belong to no layer, as one cell each under the map.
@@ -360,8 +366,8 @@ function headsBlock(fig, { tokens, contributions: c }, y) {
   return y;
 }
 
-function lensBlock(fig, { tokens, position, lens }, y) {
-  y = heading(fig, y, 'Layer by layer', [LENS_HINT]);
+function lensBlock(fig, { tokens, position, lens, causal }, y) {
+  y = heading(fig, y, 'Layer by layer', [lensHint(causal)]);
   const scale = probabilityScale();
   const x = MARGIN + ROW_LABEL, top = y + LENS_HEADER;
   lens.positions.forEach((p, col) => {

@@ -18,7 +18,7 @@ import { createLegend, formatNumber, textColorOn } from './colormap.js';
 import { el } from './dom.js';
 import { clipText } from './export.js';
 import {
-  KEY_COLOR, LENS_HINT, PATCH_HINT, QUERY_COLOR, contributionScale, headName, hexColor, lensTip, logitText, oneLine, patchScale,
+  KEY_COLOR, lensHint, PATCH_HINT, QUERY_COLOR, contributionScale, headName, hexColor, lensTip, logitText, oneLine, patchScale,
   patchText, probabilityScale, queryKeyTitle, quote, scatterPlace, signed, softcapText, strongestHeads, varianceText,
 } from './why-export.js';
 
@@ -198,7 +198,7 @@ export function createWhyView(root, { onSelectHead = () => {} } = {}) {
     return Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor((width - LABEL_WIDTH - 16) / columns)));
   }
 
-  function renderHeads(b, { tokens, contributions: c }, size) {
+  function renderHeads(b, { tokens, contributions: c, causal }, size) {
     const scale = contributionScale(c);
     const map = headMap(b, c.heads, scale, size, { extra: { label: 'MLP', values: c.mlps } });
     map.setAttribute('aria-label', 'each head and MLP: its part; arrow keys move between cells');
@@ -211,17 +211,17 @@ export function createWhyView(root, { onSelectHead = () => {} } = {}) {
       return button;
     });
     grid(b, [termCells]);
-    const nodes = [el('p', 'mh-why-sentence', logitText(tokens, c)), map, terms, createLegend(scale)];
+    const nodes = [el('p', 'mh-why-sentence', logitText(tokens, c, causal)), map, terms, createLegend(scale)];
     const note = softcapText(c);
     if (note) nodes.push(el('p', 'mh-why-note', note));
     return nodes;
   }
 
-  function renderLens(b, { tokens, position, lens }) {
+  function renderLens(b, { tokens, position, lens, causal }) {
     const scale = probabilityScale();
     const table = el('table', 'mh-why-table');
     const head = el('tr');
-    head.append(el('th', 'mh-why-corner', 'after'));
+    head.append(el('th', 'mh-why-corner', causal ? 'after' : 'at'));
     for (const p of lens.positions) {
       const th = el('th', p === position ? 'mh-token mh-why-current' : 'mh-token', clipText(oneLine(tokens[p]), LENS_CHARS));
       th.scope = 'col';
@@ -253,7 +253,7 @@ export function createWhyView(root, { onSelectHead = () => {} } = {}) {
     table.append(thead, body);
     const scroll = el('div', 'mh-why-scroll');
     scroll.append(table);
-    return [el('p', 'mh-why-sentence', LENS_HINT), scroll, createLegend(scale)];
+    return [el('p', 'mh-why-sentence', lensHint(causal)), scroll, createLegend(scale)];
   }
 
   function renderPatch(b, p, size) {
@@ -419,8 +419,8 @@ export function createWhyView(root, { onSelectHead = () => {} } = {}) {
     state.data = data;
     const c = data.contributions, p = data.patch;
     const headCell = c && cellSize(c.heads[0].length + 1), patchCell = p && cellSize(p.values[0].length);
-    show(blocks.heads, Boolean(c), [c, data.tokens, headCell], (b) => renderHeads(b, data, headCell));
-    show(blocks.lens, Boolean(data.lens), [data.lens, data.tokens, data.position], (b) => renderLens(b, data));
+    show(blocks.heads, Boolean(c), [c, data.tokens, headCell, data.causal], (b) => renderHeads(b, data, headCell));
+    show(blocks.lens, Boolean(data.lens), [data.lens, data.tokens, data.position, data.causal], (b) => renderLens(b, data));
     show(blocks.patch, Boolean(p), [p, patchCell], (b) => renderPatch(b, p, patchCell));
     // A sweep in progress shows the patch block with its note alone until its map comes.
     blocks.patch.section.hidden = !p && !data.patching;
