@@ -54,7 +54,6 @@ const SESSION = Object.freeze({
   patchFailed: null, // { key, message }: why the last sweep for patchKey `key` stopped
 });
 
-
 /** The session slice's reducer. */
 export function session(slice = SESSION, action, state) {
   switch (action.type) {
