@@ -204,16 +204,22 @@ void Model::norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weigh
 }
 
 // p.trace ← layer l's attention over `input` (n, d), handed to the run's hook; p.run, if any, keeps
-// a copy of the input.
+// a copy of the input. In the one-row layer (one_row), the queries are p.row's alone, over every key.
 void Model::attend(size_t l, const Matrix& input, Pass& p) const {
   if (p.run) p.run->inputs.push_back(input);
   try {
     const int n = int(input.rows());
-    AttentionInput in{.x_q = input.data(), .n_queries = n, .x_kv = input.data(), .n_keys = n,
-                      .ablation = layer_ablation(p.ablation, l)};
+    const bool one = one_row(l, p);
+    AttentionInput in{.x_q = input.data() + (one ? size_t(p.row) * size_t(input.cols()) : 0), .n_queries = one ? 1 : n,
+                      .x_kv = input.data(), .n_keys = n, .query_position = one ? p.row : 0, .ablation = layer_ablation(p.ablation, l)};
+    Matrix patch_row;  // the one row's patch, when the patch covers every row
     if (p.patch.layer == int(l)) {
       in.patch_head = p.patch.head;
       in.patch = p.patch.output;
+      if (one && p.patch.output->rows() != 1) {
+        patch_row = p.patch.output->row(p.row);
+        in.patch = &patch_row;
+      }
     }
     if (p.caches) {
       KvCache& cache = (*p.caches)[l];
@@ -227,6 +233,16 @@ void Model::attend(size_t l, const Matrix& input, Pass& p) const {
   }
   if (p.record) p.record->outputs.push_back(p.trace.concat);
   if (p.on_layer) p.on_layer(int(l), p.trace);
+}
+
+bool Model::one_row(size_t l, const Pass& p) const {
+  return p.row >= 0 && l + 1 == weights_.layers.size();
+}
+
+void Model::keep_row(size_t l, Matrix& x, const Pass& p) const {
+  if (!one_row(l, p)) return;
+  Matrix row = x.row(p.row);
+  x = std::move(row);
 }
 
 void Model::observe_attention(size_t l, Pass& p, bool sandwich) const {
@@ -291,6 +307,7 @@ constexpr const char* kMlpCause = "the MLP output is too large";
 void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
   const LayerWeights& w = weights_.layers[l];
   attend(l, x, p);
+  keep_row(l, x, p);
   observe_attention(l, p, false);
   add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
   observe_norm(p, x, w.weights, Weight::norm1_w, Weight::norm1_b);
@@ -309,6 +326,7 @@ void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
   const LayerWeights& w = weights_.layers[l];
   norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
   attend(l, p.normed, p);
+  keep_row(l, x, p);
   observe_attention(l, p, sandwich);
   if (sandwich) {
     norm(p.trace.output, p.branch, w.weights, Weight::attn_out_norm_w, Weight::count, layer_name(l), steps_.attn_out_norm);
@@ -329,6 +347,7 @@ void Model::parallel_block(size_t l, Matrix& x, Pass& p) const {
   const LayerWeights& w = weights_.layers[l];
   norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
   attend(l, p.normed, p);
+  keep_row(l, x, p);
   norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
   mlp(w, p.normed, p.branch, layer_name(l));
   observe_attention(l, p, false);
@@ -457,19 +476,25 @@ Matrix Model::embeddings(const std::vector<int32_t>& ids) const {
   return embed(ids, 0);
 }
 
-Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* record) const {
+Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* record, int row) const {
   if (first < 0 || first >= config_.num_hidden_layers) {
     throw std::invalid_argument("first must be from 0 to " + std::to_string(config_.num_hidden_layers - 1) + ", got " + std::to_string(first));
   }
   if (x.cols() != config_.hidden_size || x.rows() < 1 || x.rows() > config_.max_tokens()) {
     throw std::invalid_argument("x is not (n, d_model) with 1 ≤ n ≤ " + std::to_string(config_.max_tokens()));
   }
+  if (row < -1 || row >= x.rows()) {
+    throw std::invalid_argument("row must be -1 (every row) or from 0 to " + std::to_string(x.rows() - 1) + ", got " + std::to_string(row));
+  }
+  // A patch covers every row, or, in a one-row last layer, that row alone.
+  const bool row_patch = row >= 0 && patch.layer == config_.num_hidden_layers - 1 && patch.output && patch.output->rows() == 1;
   if (patch.layer >= 0 && (patch.head < 0 || patch.head >= config_.num_attention_heads || !patch.output ||
-                           patch.output->rows() != x.rows() || patch.output->cols() != weights_.layers[size_t(patch.layer)].attention.q_width())) {
+                           (patch.output->rows() != x.rows() && !row_patch) ||
+                           patch.output->cols() != weights_.layers[size_t(patch.layer)].attention.q_width())) {
     throw std::invalid_argument("the patch is not one head's output over the pass's positions");
   }
   const std::vector<Ablation> none;
-  Pass pass{.run = nullptr, .on_layer = {}, .ablation = none, .caches = nullptr, .patch = patch, .record = record};
+  Pass pass{.run = nullptr, .on_layer = {}, .ablation = none, .caches = nullptr, .patch = patch, .record = record, .row = row};
   layers_from(size_t(first), x, pass);
   return x;
 }

@@ -16,12 +16,14 @@ Patching::Patching(const Model& model, const std::vector<int32_t>& clean, const 
   if (position < 0 || size_t(position) >= clean.size()) {
     throw std::invalid_argument("position must be from 0 to " + std::to_string(clean.size() - 1) + ", got " + std::to_string(position));
   }
-  clean_ = difference(model.run_from(0, model.embeddings(clean), {}, &clean_run_));
-  corrupted_ = difference(model.run_from(0, model.embeddings(corrupted), {}, &corrupted_run_));
+  // Every run computes the last layer for the measured position alone (run_from's row), the
+  // recorded ones too, so a patched run and the two it is normalised by share each rounding.
+  clean_ = difference(model.run_from(0, model.embeddings(clean), {}, &clean_run_, position));
+  corrupted_ = difference(model.run_from(0, model.embeddings(corrupted), {}, &corrupted_run_, position));
 }
 
 double Patching::difference(const Matrix& hidden) const {
-  return model_->logit_difference(hidden.data() + size_t(position_) * size_t(hidden.cols()), token_, against_);
+  return model_->logit_difference(hidden.data(), token_, against_);  // the one row run_from kept
 }
 
 void Patching::check_layer(int layer) const {
@@ -32,7 +34,7 @@ void Patching::check_layer(int layer) const {
 double Patching::head(int layer, int head) const {
   check_layer(layer);
   const HeadPatch patch{.layer = layer, .head = head, .output = &clean_run_.outputs[size_t(layer)]};
-  return difference(model_->run_from(layer, corrupted_run_.residuals[size_t(layer)], patch));
+  return difference(model_->run_from(layer, corrupted_run_.residuals[size_t(layer)], patch, nullptr, position_));
 }
 
 double Patching::position(int layer, int position) const {
@@ -42,7 +44,7 @@ double Patching::position(int layer, int position) const {
     throw std::invalid_argument("position must be from 0 to " + std::to_string(x.rows() - 1) + ", got " + std::to_string(position));
   }
   x.row(position) = clean_run_.residuals[size_t(layer)].row(position);
-  return difference(model_->run_from(layer, std::move(x)));
+  return difference(model_->run_from(layer, std::move(x), {}, nullptr, position_));
 }
 
 }  // namespace multihead

@@ -91,6 +91,19 @@ TEST_P(WhyTest, TheLensEndsWithTheModelsPrediction) {
   EXPECT_EQ(last, want) << GetParam();
 }
 
+TEST_P(WhyTest, ARunForOneRowGivesThatRowOfTheWholeRun) {
+  const Model model = load(GetParam());
+  const std::vector<int32_t> ids = some_ids(model, kTokens);
+  const Matrix whole = model.run(ids).hidden;
+  for (int row : {0, 4, kTokens - 1}) {
+    const Matrix one = model.run_from(0, model.embeddings(ids), {}, nullptr, row);
+    ASSERT_EQ(one.rows(), 1);
+    const float scale = std::max(1.0f, whole.row(row).cwiseAbs().maxCoeff());
+    EXPECT_LT((one.row(0) - whole.row(row)).cwiseAbs().maxCoeff(), 1e-5f * scale) << GetParam() << " at row " << row;
+  }
+  EXPECT_THROW(model.run_from(0, model.embeddings(ids), {}, nullptr, kTokens), std::invalid_argument);
+}
+
 TEST_P(WhyTest, APatchedRunIsComputedAsTheRunsItIsNormalisedBy) {
   const Model model = load(GetParam());
   std::vector<int32_t> clean = some_ids(model, kTokens), corrupted = clean;
@@ -98,7 +111,9 @@ TEST_P(WhyTest, APatchedRunIsComputedAsTheRunsItIsNormalisedBy) {
   corrupted[swapped] = (clean[swapped] + 11) % model.config().vocab_size;
   const auto [token, against] = top_two(model, model.run(clean).hidden, last);
   const Patching patching(model, clean, corrupted, last, token, against);
-  EXPECT_EQ(patching.clean(), model.logit_difference(model.run(clean).hidden.data() + size_t(last) * size_t(model.config().hidden_size), token, against));
+  // The ends are the runs' own, the last layer computed for the measured row alone (to rounding, as a whole run).
+  const double whole = model.logit_difference(model.run(clean).hidden.data() + size_t(last) * size_t(model.config().hidden_size), token, against);
+  EXPECT_NEAR(patching.clean(), whole, 1e-5 * std::max(1.0, std::abs(whole))) << GetParam();
   for (int i = 0; i < kTokens; ++i) {
     EXPECT_EQ(patching.position(0, i), i == swapped ? patching.clean() : patching.corrupted()) << GetParam() << " at " << i;
   }

@@ -113,8 +113,11 @@ class Model {
   // Layers [first, layers) over x, the residual stream entering layer `first` (n, d), then the
   // final norm: the hidden states, computed as run() computes them from there, bit for bit.
   // With `patch`, one head's output is replaced (HeadPatch); `record`, if given, receives what
-  // the pass computed (PassRecord), from layer `first` on.
-  Matrix run_from(int first, Matrix x, const HeadPatch& patch = {}, PassRecord* record = nullptr) const;
+  // the pass computed (PassRecord), from layer `first` on. With `row` ≥ 0, only that row's hidden
+  // state is wanted: the last layer projects keys and values from every row but computes the rest
+  // (query, attention, MLP) for that row alone, and the result is (1, d); a record's last output
+  // is then that row's, and a patch of the last layer may be that one row.
+  Matrix run_from(int first, Matrix x, const HeadPatch& patch = {}, PassRecord* record = nullptr, int row = -1) const;
 
   bool has_lm_head() const { return weights_.has_lm_head; }
   const ModelConfig& config() const { return config_; }
@@ -132,6 +135,7 @@ class Model {
     ResidualParts* parts = nullptr;  // explain()'s, or null
     HeadPatch patch = {};
     PassRecord* record = nullptr;
+    int row = -1;           // ≥ 0: the last layer computes this row alone (run_from's)
     Matrix normed;          // (n, d): a pre-norm block's normalised input
     Matrix branch;          // (n, d): the MLP's output
     AttentionTrace trace;   // one layer's, reused: at most one full trace is alive
@@ -167,6 +171,9 @@ class Model {
   void norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
             const std::string& step) const;                                                    // (n, d) → (n, d)
   void attend(size_t l, const Matrix& input, Pass& p) const;                                   // (n, d) → p.trace
+  // Whether layer l computes p.row alone, and x (n, d) cut to that row (1, d), after its attention.
+  bool one_row(size_t l, const Pass& p) const;
+  void keep_row(size_t l, Matrix& x, const Pass& p) const;
   void add(Matrix& x, const Matrix& branch, size_t l, const char* sum, const char* cause) const;  // x += branch
   void mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std::string& where) const;  // (n, d) → (n, d)
 

@@ -2,7 +2,8 @@
 // (Meng et al. 2022; Wang et al. 2023's IOI circuit). Both run once, keeping what each layer
 // reads and each head's output; then each patched run starts from the corrupted run's residual
 // stream entering the layer it patches, not from the embeddings, and computes every later layer
-// exactly as a whole run does, so patching what the two runs share changes nothing, bit for bit.
+// exactly as the two runs do (the last one for the measured position alone: no other row's output
+// is read), so patching what the two runs share changes nothing, bit for bit.
 // The metric is the logit difference token − against at one position, after any final soft cap,
 // as the model predicts. It refers to its model, which must outlive it.
 #pragma once
