@@ -72,12 +72,17 @@ gemma.run('Once upon a time', {
 const writing = gemma.generate('Once upon a time', { maxNewTokens: 8, temperature: 0.7, topP: 0.9, seed: 1, stop: ['.', 2], signal: controller.signal });
 for await (const step of writing) {
   const row = step.attention(0, 3);
-  console.log(step.token, step.probability.toFixed(2), step.alternatives[0].token, row.nKeys, step.position, step.elapsedMs);
+  console.log(step.token, step.text.length, step.probability.toFixed(2), step.alternatives[0].token, row.nKeys, step.position, step.elapsedMs);
 }
 const written = await writing.result;
 const chat = gemma.chatTemplate === null ? null : gemma.generate({ messages: [{ role: 'user', content: 'Hi' }] }, { maxNewTokens: 4 });
 console.log(chat?.stopReason);
 console.log(writing.stopReason, writing.prefillMs, written.tokens, gemma.eosTokenIds);
+// The written text: each step's so far, the writing's once it ends, or any ids decoded.
+const text: string | null = writing.text;
+console.log(text?.length, gemma.decode(written.ids, { skipSpecialTokens: true }), gemma.decode([1, 2]));
+// @ts-expect-error decode's option is skipSpecialTokens
+gemma.decode([1], { skip: true });
 // The writing again, from its ids: what a link to it shows; a chat through run() too.
 const again = gemma.run('Once upon a time', { continuation: written.ids.slice(5) });
 console.log(again.tokens, gemma.run({ messages: [{ role: 'user', content: 'Hi' }] }).ids);

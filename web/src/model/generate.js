@@ -129,7 +129,7 @@ const nextTask = () => new Promise((resolve) => {
 /**
  * One text being written. `model` gives the engine's calls and the model's facts: { module,
  * native() (throws once the model is disposed), numLayers, numHeads, dModel, maxTokens, eosIds,
- * ablationCodes, maxAttentionBytes, tokenText(id), decode(ids), runPrompt() and finish(raw), each
+ * ablationCodes, maxAttentionBytes, tokenText(id), decode(ids, { skipSpecialTokens }), runPrompt() and finish(raw), each
  * → ModelResult }.
  */
 export class Writing {
@@ -148,6 +148,7 @@ export class Writing {
   #resolve;
   #started = false;
   stopReason = null; // 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error', once it has ended
+  text = null; // what it wrote, decoded without special tokens, once it has ended
   prefillMs = null; // how long the prompt took to run, once it has: the first step's elapsedMs leaves it out
 
   constructor(model, prompt, options) {
@@ -228,7 +229,7 @@ export class Writing {
     const model = likeliest(logits, ALTERNATIVES, m.tokenText); // the model's own probabilities, before temperature and top-k/p
     const probability = model.probability(id), alternatives = model.top.map((a) => Object.freeze(a));
     const step = Object.freeze({
-      index: this.#ids.length - 1, position: n, id, token: m.tokenText(id), probability, alternatives: Object.freeze(alternatives),
+      index: this.#ids.length - 1, position: n, id, token: m.tokenText(id), text: this.#written(), probability, alternatives: Object.freeze(alternatives),
       attention: (layer, head) => {
         checkInteger('layer', layer, 0, m.numLayers - 1);
         checkInteger('head', head, 0, m.numHeads - 1);
@@ -238,6 +239,11 @@ export class Writing {
     });
     this.#pending = this.#stopAfter(id);
     return step;
+  }
+
+  // Everything written so far as text, special tokens left out (Transformers.js's generated_text).
+  #written() {
+    return this.#model.decode(this.#ids, { skipSpecialTokens: true });
   }
 
   // Why writing stops after `id`, or null to go on.
@@ -294,6 +300,7 @@ export class Writing {
   // prompt itself failed to run) the result rejects with it, else it holds what was written.
   #end(reason, error = null) {
     this.stopReason = reason;
+    this.text = this.#written();
     this.#native?.delete();
     this.#native = null;
     try {

@@ -93,6 +93,12 @@ export class Model {
    */
   tokenize(text: string): { ids: Int32Array; tokens: string[] };
   /**
+   * The text of token ids together, through the tokenizer's decoder (a byte-level model's bytes
+   * become their characters once all are there); with skipSpecialTokens, without tokenizer.json's
+   * special tokens (<|endoftext|>, [CLS], [SEP]…). An id outside the vocabulary throws a RangeError.
+   */
+  decode(ids: readonly number[] | Int32Array, options?: { skipSpecialTokens?: boolean }): string;
+  /**
    * One vocabulary entry: its text as the tokenizer writes it alone (" cat" for GPT-2's "Ġcat"),
    * and whether it is one of tokenizer.json's special tokens ([CLS], <|endoftext|>, [UNK]…).
    */
@@ -283,6 +289,11 @@ export interface WritingStep {
   readonly id: number;
   /** As the tokenizer writes it alone. */
   readonly token: string;
+  /**
+   * Everything written so far, this token included, decoded together without special tokens
+   * (model.decode): joining the steps' `token`s is not the text ("williamatthe…", an emoji in bytes).
+   */
+  readonly text: string;
   /** The model's own probability for it (softmax of its logits, before temperature and top-k/p). */
   readonly probability: number;
   /** The likeliest five tokens at this position, with the model's probabilities. */
@@ -304,6 +315,8 @@ export interface Writing extends AsyncIterable<WritingStep>, AsyncIterator<Writi
   readonly stopReason: 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error' | null;
   /** How long the prompt took to run, in ms, once it has (null before the first step). */
   readonly prefillMs: number | null;
+  /** What it wrote, decoded without special tokens, once it has ended (null before): Transformers.js's generated_text. */
+  readonly text: string | null;
 }
 
 /** One of result.predictions(): a token, its id, and the head's probability for it. */

@@ -6,7 +6,7 @@
 // one layer's full trace (Q, K, V, scores, head outputs), and the scores over the vocabulary at
 // one position. So a 512-token BERT-base run never holds twelve full traces, nor 512 rows of
 // 30522 logits.
-import { checkInteger, checkObject, describe } from '../check.js';
+import { checkBoolean, checkInteger, checkObject, describe } from '../check.js';
 import { NativeHandle, orThrow } from '../engine/wasm-glue.js';
 import { loadTokenizer } from '../tokenizer/tokenizer.js';
 import { AttentionTrace, withShape } from '../engine/trace.js';
@@ -274,7 +274,7 @@ export class Model {
     const writing = new Writing({
       module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numHeads: this.numHeads, dModel: this.dModel,
       maxTokens: this.maxTokens, eosIds: this.eosTokenIds, ablationCodes: codes, maxAttentionBytes: MAX_ATTENTION_BYTES,
-      tokenText: (id) => this.#tokenizer.tokenText(id), decode: (ids) => this.#tokenizer.decode(ids),
+      tokenText: (id) => this.#tokenizer.tokenText(id), decode: (ids, options) => this.#tokenizer.decode(ids, options),
       runPrompt: () => this.#runTokens(prompted, prompted.ids.length, switched, MAX_ATTENTION_BYTES),
       finish: (raw) => new ModelResult({ ...raw, ablated, ablation }, raw.ids, raw.tokens, raw.unknown, raw.ids.length, this, source),
     }, prompted, checked);
@@ -306,6 +306,22 @@ export class Model {
     this.#native.get();
     checkInteger('id', id, 0, this.vocabSize - 1);
     return { text: this.#tokenizer.tokenText(id), special: this.#tokenizer.isSpecial(id) };
+  }
+
+  /**
+   * The text of token ids together, through the tokenizer's decoder: what a writing wrote, as a
+   * reader would read it (a byte-level model's emoji whole once all its bytes are there). With
+   * skipSpecialTokens, tokenizer.json's special tokens (<|endoftext|>, [SEP]…) are left out.
+   */
+  decode(ids, options = {}) {
+    this.#native.get();
+    if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new TypeError(`ids must be an Array or Int32Array of token ids, got ${describe(ids)}`);
+    checkObject('options', options);
+    const unknown = Object.keys(options).filter((key) => key !== 'skipSpecialTokens');
+    if (unknown.length) throw new TypeError(`decode has no option ${unknown.join(', ')}; its one option is skipSpecialTokens`);
+    const skipSpecialTokens = options.skipSpecialTokens === undefined ? false : checkBoolean('skipSpecialTokens', options.skipSpecialTokens);
+    const checked = Array.from(ids, (id, i) => checkInteger(`ids[${i}]`, id, 0, this.vocabSize - 1));
+    return this.#tokenizer.decode(checked, { skipSpecialTokens });
   }
 
   /**

@@ -82,9 +82,10 @@ class TextTokenizer {
     return this.#tokenizer.decode([id]);
   }
 
-  /** The text of `ids` together, special tokens included. */
-  decode(ids) {
-    return this.#tokenizer.decode(Array.from(ids));
+  /** The text of `ids` together, through the tokenizer's decoder; with skipSpecialTokens, without [CLS], <|endoftext|>… */
+  decode(ids, { skipSpecialTokens = false } = {}) {
+    if (ids.length === 0) return ''; // the library refuses an empty list
+    return this.#tokenizer.decode(Array.from(ids), { skip_special_tokens: skipSpecialTokens });
   }
 
   /** Whether `id` is one of tokenizer.json's special added tokens. */
