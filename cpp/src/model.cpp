@@ -151,9 +151,11 @@ Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config),
       layer.attention.set_head_norms(vector(Weight::q_norm_w), vector(Weight::k_norm_w), config.layer_norm_eps);
     }
   }
-  steps_ = {step_name(spec, Weight::embeddings_norm_w), step_name(spec, Weight::norm1_w), step_name(spec, Weight::norm2_w),
-            step_name(spec, Weight::mlp_in_w), step_name(spec, Weight::mlp_gate_w), step_name(spec, Weight::mlp_out_w),
-            step_name(spec, Weight::final_norm_w), step_name(spec, Weight::attn_out_norm_w), step_name(spec, Weight::mlp_out_norm_w)};
+  steps_ = {.embeddings_norm = step_name(spec, Weight::embeddings_norm_w), .norm1 = step_name(spec, Weight::norm1_w),
+            .norm2 = step_name(spec, Weight::norm2_w), .mlp_in = step_name(spec, Weight::mlp_in_w),
+            .mlp_gate = step_name(spec, Weight::mlp_gate_w), .mlp_out = step_name(spec, Weight::mlp_out_w),
+            .final_norm = step_name(spec, Weight::final_norm_w), .attn_out_norm = step_name(spec, Weight::attn_out_norm_w),
+            .mlp_out_norm = step_name(spec, Weight::mlp_out_norm_w)};
 }
 
 void Model::check_ids(const std::vector<int32_t>& ids, int first_position) const {
