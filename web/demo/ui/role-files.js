@@ -1,23 +1,18 @@
 // The head-role table as files a reader can keep: CSV for a spreadsheet, JSON for a program.
 // Layers and heads are counted from 1 in both, as on the page. A row is { layer, head, scores:
 // { name: number | null }, top: { role, score } | null } (layer and head counted from 0).
+import { csvField } from '../../src/views/export.js';
+
 const DIGITS = 4;
 
-/** One CSV field: quoted when it holds a comma, a quote or a line break; never a spreadsheet formula. */
-function field(value) {
-  let text = String(value);
-  // A cell starting with = + - @ (or a tab or CR before one) is run as a formula by spreadsheets.
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 const number = (v) => (v === null || v === undefined ? '' : v.toFixed(DIGITS));
 
 /** The table as CSV (RFC 4180, CRLF line ends): layer, head, top role, top score, then `columns`. */
 export function rolesCsv(rows, columns) {
-  const lines = [['layer', 'head', 'top role', 'top score', ...columns].map(field).join(',')];
+  const lines = [['layer', 'head', 'top role', 'top score', ...columns].map(csvField).join(',')];
   for (const { layer, head, scores, top } of rows) {
-    lines.push([layer + 1, head + 1, field(top?.role ?? ''), number(top?.score), ...columns.map((c) => number(scores[c]))].join(','));
+    lines.push([layer + 1, head + 1, csvField(top?.role ?? ''), number(top?.score), ...columns.map((c) => number(scores[c]))].join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

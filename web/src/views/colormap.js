@@ -47,6 +47,17 @@ export function colorIndex(scale, value) {
   return Math.max(0, Math.min(STEPS - 1, Math.round(t * (STEPS - 1))));
 }
 
+/** Entry `index` of `scale`'s lookup table as "#rrggbb", for SVG and CSS. */
+export function lutHex(scale, index) {
+  const hex = (c) => scale.lut[index * 4 + c].toString(16).padStart(2, '0');
+  return `#${hex(0)}${hex(1)}${hex(2)}`;
+}
+
+/** `value`'s colour on `scale` as "#rrggbb". */
+export function hexColor(scale, value) {
+  return lutHex(scale, colorIndex(scale, value));
+}
+
 /** Whether dark or light text reads better on `value`'s colour (for numbers drawn in cells). */
 export function textColorOn(scale, value) {
   const i = colorIndex(scale, value) * 4;

@@ -2,8 +2,9 @@
 // in SVG or PNG. The SVG and the PNG are drawn from the one layout and the one list of texts, so
 // they show the same thing at the same pixel positions, and the PNG's size follows from the token
 // count and the number of heads alone (it is drawn at device-pixel-ratio 1 on purpose).
+// csvField writes one CSV field, for every CSV the package and the page make.
 // It makes strings and Blobs only: it does not save, download or place anything on the page.
-import { colorIndex, matrixImage, weightScale } from './colormap.js';
+import { colorIndex, lutHex, matrixImage, weightScale } from './colormap.js';
 
 const MARGIN = 16; // px around the whole figure
 const TITLE_LINE = 28; // px for the figure's title
@@ -143,6 +144,20 @@ function checkFigure({ tokens, keyTokens = tokens, weights, heads }) {
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const XML_ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
+/**
+ * `value` as one CSV field (RFC 4180). Numbers keep every digit (JavaScript's shortest text that
+ * reads back as the same double, and "-0"). A text that a spreadsheet would run as a formula
+ * (=, +, −, @, a tab or a carriage return first) gets a leading apostrophe, as OWASP advises: a
+ * token is untrusted text. A field with a comma, a quote, a line break or space at either end is
+ * quoted, its quotes doubled.
+ */
+export function csvField(value) {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  let field = String(value);
+  if (/^[=+\-@\t\r]/.test(field)) field = `'${field}`;
+  return /[",\r\n]|^\s|\s$/.test(field) ? `"${field.replaceAll('"', '""')}"` : field;
+}
+
 /** `text` as XML character data or an attribute value: markup characters as entities, what XML cannot hold as U+FFFD. */
 function escapeXml(text) {
   return String(text).replace(XML_INVALID, '\uFFFD').replace(/[&<>"']/g, (c) => XML_ENTITIES[c]);
@@ -150,9 +165,7 @@ function escapeXml(text) {
 
 /** The viridis colours as "#rrggbb", one per lookup-table entry. */
 function hexColors(scale) {
-  const hex = (v) => v.toString(16).padStart(2, '0');
-  return Array.from({ length: scale.lut.length / 4 }, (_, i) =>
-    `#${hex(scale.lut[i * 4])}${hex(scale.lut[i * 4 + 1])}${hex(scale.lut[i * 4 + 2])}`);
+  return Array.from({ length: scale.lut.length / 4 }, (_, i) => lutHex(scale, i));
 }
 
 /** One of a figure's texts as an SVG <text>, as drawText draws it; its text escaped. */

@@ -7,8 +7,8 @@
 // It makes strings and Blobs only: it does not save, download or place anything on the page, and
 // whySvg and whyCsv need no DOM (they run in Node).
 import { checkInteger, checkObject, describe } from '../check.js';
-import { colorIndex, formatNumber, signedScale, textColorOn, weightScale } from './colormap.js';
-import { FONT_FAMILY, clipText, svgText } from './export.js';
+import { formatNumber, hexColor, signedScale, textColorOn, weightScale } from './colormap.js';
+import { FONT_FAMILY, clipText, csvField, svgText } from './export.js';
 
 const MARGIN = 16; // px around the whole figure
 const TITLE_LINE = 28; // px for the figure's title
@@ -135,12 +135,6 @@ export function patchScale(p) {
 
 export function probabilityScale() {
   return { ...weightScale(), label: 'probability of the top token' };
-}
-
-/** `value`'s colour on `scale` as "#rrggbb". */
-export function hexColor(scale, value) {
-  const i = colorIndex(scale, value) * 4;
-  return `#${[0, 1, 2].map((c) => scale.lut[i + c].toString(16).padStart(2, '0')).join('')}`;
 }
 
 /**
@@ -524,20 +518,6 @@ function drawText(ctx, { text: content, x, y, size, anchor, vertical, color }) {
 }
 
 // ——— The numbers as CSV ———
-
-/**
- * `value` as one CSV field (RFC 4180). Numbers keep every digit (JavaScript's shortest text that
- * reads back as the same double, and "-0"). A text that a spreadsheet would run as a formula
- * (=, +, −, @, a tab or a carriage return first) gets a leading apostrophe, as OWASP advises: a
- * token is untrusted text. A field with a comma, a quote, a line break or space at either end is
- * quoted, its quotes doubled.
- */
-function csvField(value) {
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  let field = String(value);
-  if (/^[=+\-@\t\r]/.test(field)) field = `'${field}`;
-  return /[",\r\n]|^\s|\s$/.test(field) ? `"${field.replaceAll('"', '""')}"` : field;
-}
 
 /**
  * Every number the figure shows as CSV text, in sections: a row with the section's name, a header

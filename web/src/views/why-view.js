@@ -14,11 +14,11 @@
 // { tokens, position, contributions | null, lens | null, patch | null, patching: { done, total } | null,
 //   queryKeys | null, causal }; each part as Model's contributions(), logitLens(), patch() and
 // queryKeyMap() give them, arranged by the page (see checkWhy in why-export.js for every field).
-import { createLegend, formatNumber, textColorOn } from './colormap.js';
+import { createLegend, formatNumber, hexColor, textColorOn } from './colormap.js';
 import { el } from './dom.js';
 import { clipText } from './export.js';
 import {
-  KEY_COLOR, lensHint, PATCH_HINT, QUERY_COLOR, contributionScale, headName, hexColor, lensTip, logitText, oneLine, patchScale,
+  KEY_COLOR, lensHint, PATCH_HINT, QUERY_COLOR, contributionScale, headName, lensTip, logitText, oneLine, patchScale,
   patchText, probabilityScale, queryKeyTitle, quote, scatterPlace, signed, softcapText, strongestHeads, varianceText,
 } from './why-export.js';
 
