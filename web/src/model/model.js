@@ -201,7 +201,7 @@ export class Model {
       logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
       explain: (ids, position, token, against) => orThrow(this.#module.modelExplain(this.#native.get(), ids, codes, position, token, against)),
       lens: (ids, position) => orThrow(this.#module.modelLens(this.#native.get(), ids, codes, position)),
-      tokenId: (name, value) => tokenId(name, value, this.vocabSize, (text) => this.#tokenizer.encode(text, { addSpecialTokens: false }).ids),
+      tokenId: (name, value) => tokenId(name, value, this.vocabSize, (text, atLeast) => this.#tokenizer.encode(text, { addSpecialTokens: false, atLeast })),
       tokenText: (id) => this.#tokenizer.tokenText(id),
       softcap: this.#softcap,
       alive: () => !this.#native.disposed,
@@ -222,11 +222,11 @@ export class Model {
     if (!this.hasLmHead) throw new Error('patch() reads the language-model head\'s logits, and this model has none in its model.safetensors');
     return patch({
       module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numHeads: this.numHeads, vocabSize: this.vocabSize,
-      causal: this.causal, maskId: this.specialTokens.mask?.id ?? null,
-      encode: (text, special) => {
-        const { ids, tokens } = this.#tokenizer.encode(text, { addSpecialTokens: special });
-        this.#checkEmbeddable(ids, tokens);
-        return { ids, tokens };
+      maxTokens: this.maxTokens, causal: this.causal, maskId: this.specialTokens.mask?.id ?? null,
+      encode: (text, special, atLeast) => {
+        const encoded = this.#tokenizer.encode(text, { addSpecialTokens: special, atLeast });
+        this.#checkEmbeddable(encoded.ids, encoded.tokens);
+        return encoded;
       },
       tokenText: (id) => this.#tokenizer.tokenText(id),
       logits: (ids, position) => {

@@ -7,16 +7,18 @@ import { likeliest, topIndices } from './likeliest.js';
 
 /**
  * An id from `value`: an integer id of the vocabulary, or a string that the tokenizer makes into
- * exactly one token (" William", not "William's"). `encode(text)` gives a text's ids without
- * special tokens.
+ * exactly one token (" William", not "William's"). `encode(text, atLeast)` gives { ids, complete }
+ * of a text without special tokens, read only as far as `atLeast` tokens where the text is longer
+ * (tokenizer.js's cut): two tell that it is not one token, so a huge string is never read whole.
  */
 export function tokenId(name, value, vocabSize, encode) {
   if (typeof value === 'number') return checkInteger(name, value, 0, vocabSize - 1);
   if (typeof value !== 'string') throw new TypeError(`${name} must be a token id or a string of one token, got ${describe(value)}`);
-  const ids = encode(value);
+  const { ids, complete } = encode(value, 2);
   if (ids.length !== 1) {
-    throw new RangeError(`${name} must be one token of the model's vocabulary; ${JSON.stringify(value)} is ${ids.length} tokens` +
-      (ids.length ? ` (${ids.join(', ')})` : ''));
+    const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}… (${value.length} characters)` : JSON.stringify(value);
+    throw new RangeError(`${name} must be one token of the model's vocabulary; ${shown} is ${complete ? '' : 'more than '}${ids.length} tokens` +
+      (complete && ids.length ? ` (${ids.join(', ')})` : ''));
   }
   return checkInteger(name, ids[0], 0, vocabSize - 1);
 }
@@ -66,8 +68,9 @@ const SLICE_MS = 30;
 /**
  * Model.patch(): the clean and corrupted prompts' ids, the metric's token, against and position,
  * then one patched run per head or per (layer, position), each from the layer it patches.
- * `model` gives module, native(), numLayers, numHeads, vocabSize, causal, maskId, encode(text,
- * special) → { ids, tokens }, tokenText(id) and logits(ids, position).
+ * `model` gives module, native(), numLayers, numHeads, vocabSize, maxTokens, causal, maskId,
+ * encode(text, special, atLeast) → { ids, tokens, complete } (tokenizer.js's, read as far as
+ * atLeast tokens), tokenText(id) and logits(ids, position).
  */
 export async function patch(model, options) {
   checkObject('options', options);
@@ -83,7 +86,7 @@ export async function patch(model, options) {
   }
   const n = a.ids.length;
   const position = options.position === undefined ? defaultPosition(model, a) : checkInteger('position', options.position, 0, n - 1);
-  const encodeOne = (text) => model.encode(text, false).ids;
+  const encodeOne = (text, atLeast) => model.encode(text, false, atLeast);
   const cleanTop = topIndices(model.logits(a.ids, position), 2);
   const token = options.token === undefined ? cleanTop[0] : tokenId('token', options.token, model.vocabSize, encodeOne);
   let against;
@@ -133,9 +136,16 @@ export async function patch(model, options) {
   }
 }
 
-// A prompt's { ids, tokens }: a text, tokenized as run() tokenizes it, or token ids as they are.
+// A prompt's { ids, tokens }: a text, tokenized as run() tokenizes it (read no further than one
+// token past the model's length, which it cannot run), or token ids as they are.
 function prompt(model, name, value) {
-  if (typeof value === 'string') return model.encode(value, true);
+  if (typeof value === 'string') {
+    const encoded = model.encode(value, true, model.maxTokens + 1);
+    if (!encoded.complete || encoded.ids.length > model.maxTokens) {
+      throw new RangeError(`the ${name} prompt has more than the model's ${model.maxTokens} tokens: patching runs each prompt whole`);
+    }
+    return encoded;
+  }
   if (!Array.isArray(value) && !(value instanceof Int32Array)) {
     throw new TypeError(`${name} must be a string or an Array or Int32Array of token ids, got ${describe(value)}`);
   }
