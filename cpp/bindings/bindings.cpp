@@ -156,6 +156,9 @@ val create_model_loader(const std::string& config_json, val header) {
 val config_object(const ModelConfig& c, bool has_lm_head) {
   val out = val::object();
   out.set("architecture", std::string(c.architecture->model_type));
+  out.set("architectureName", std::string(c.architecture->name));
+  out.set("encoderDecoder", c.architecture->encoder_decoder());
+  out.set("numDecoderLayers", c.num_decoder_layers);
   out.set("vocabSize", c.vocab_size);
   out.set("dModel", c.hidden_size);
   out.set("numLayers", c.num_hidden_layers);
@@ -234,7 +237,7 @@ val run_with_hook(Run&& run, val ids, val on_layer) {
   try {
     return result_or_error([&] {
       const bool hook = !on_layer.isUndefined() && !on_layer.isNull();
-      const auto on_trace = [&](int layer, const AttentionTrace& t) {
+      const auto on_trace = [&](Stack, int layer, const AttentionTrace& t) {
         if (!hook) return;
         val answer = on_layer(layer, view(t.weights.data(), t.weights.size()));
         if (!answer.isUndefined()) throw StopRun{answer};  // an Error, or run()'s interruption
@@ -276,7 +279,7 @@ val layer_trace(const Model& model, int layer, val input, val ablation) {
       throw std::invalid_argument("input has " + std::to_string(x.size()) + " values, expected n_tokens × d_model (d_model = " +
                                   std::to_string(d) + ")");
     }
-    return trace_object(model.layer_trace(layer, ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d), ablations(ablation)),
+    return trace_object(model.layer_trace(Stack::encoder, layer, ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d), ablations(ablation)),
                         copy);
   });
 }
@@ -344,6 +347,20 @@ val use_threads(int count) {
 }
 
 // Bytes malloc has handed out, and the size of the WASM heap (which only grows).
+// Every architecture the engine reads: config.json's model_type, the name a sentence gives it, and
+// whether it is an encoder–decoder.
+val architectures() {
+  val out = val::array();
+  for (const ArchitectureSpec* spec : all_architectures()) {
+    val a = val::object();
+    a.set("modelType", std::string(spec->model_type));
+    a.set("name", std::string(spec->name));
+    a.set("encoderDecoder", spec->encoder_decoder());
+    out.call<void>("push", a);
+  }
+  return out;
+}
+
 val memory() {
   val out = val::object();
   // mallinfo's fields are int in Emscripten 3.1.6: above 2 GiB they read as negative, hence unsigned.
@@ -383,6 +400,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("patchingHead", &patching_head);
   emscripten::function("patchingPosition", &patching_position);
   emscripten::function("memory", &memory);
+  emscripten::function("architectures", &architectures);
   emscripten::function("useThreads", &use_threads);
   emscripten::constant("maxTokens", kMaxTokens);
   emscripten::constant("maxDModel", kMaxDModel);

@@ -287,6 +287,12 @@ void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, si
     if (n < 1) throw std::invalid_argument(std::string(name) + " must be at least 1, got " + std::to_string(n));
     if (n > kMaxTokens) throw LimitError(std::string(name) + " is " + std::to_string(n) + ", above the limit of " + std::to_string(kMaxTokens));
   };
+  if (in.memory) {  // the model's own buffers, as a cache's
+    const KvCache& m = *in.memory;
+    if (in.cache || in.n_keys != m.length || m.length > m.capacity() || m.k.cols() != kv_width() || m.v.cols() != kv_width()) {
+      throw std::logic_error("a pass over projected keys and values must read all of them, without a cache");
+    }
+  }
   if (in.cache) {  // the model's own buffers: checked for consistency, as a caller's mistake
     const KvCache& c = *in.cache;
     if (in.x_kv != in.x_q || in.query_position != c.length || in.n_keys != c.length + in.n_queries) {
@@ -300,7 +306,7 @@ void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, si
     }
   }
   // Self-attention reads its keys from its queries' rows: so does a cached pass, after the cache's.
-  const bool self = in.x_q == in.x_kv && (in.n_queries == in.n_keys || in.cache);
+  const bool self = in.x_q == in.x_kv && (in.n_queries == in.n_keys || in.cache) && !in.memory;
   check_count(self ? "n_tokens" : "n_queries", in.n_queries);
   if (!self || in.cache) check_count("n_keys", in.n_keys);
   if (in.query_position < 0 || in.query_position > kMaxTokens) {
@@ -318,8 +324,10 @@ void MultiHeadAttention::check_input(const AttentionInput& in, size_t q_size, si
     check_size("x", q_size, size_t(in.n_queries) * config_.d_model, "n_tokens × d_model = " + std::to_string(in.n_queries) + " × " + d);
   } else {
     check_size("x_q", q_size, size_t(in.n_queries) * config_.d_model, "n_queries × d_model = " + std::to_string(in.n_queries) + " × " + d);
-    check_size("x_kv", kv_size, size_t(in.n_keys) * config_.d_model, "n_keys × d_model = " + std::to_string(in.n_keys) + " × " + d);
-    check_finite("x_kv", in.x_kv, kv_size);
+    if (!in.memory) {
+      check_size("x_kv", kv_size, size_t(in.n_keys) * config_.d_model, "n_keys × d_model = " + std::to_string(in.n_keys) + " × " + d);
+      check_finite("x_kv", in.x_kv, kv_size);
+    }
   }
   check_finite(self ? "x" : "x_q", in.x_q, q_size);
   if (mask_size) check_size("key_mask", mask_size, size_t(in.n_keys), self ? "n_tokens" : "n_keys");
@@ -363,7 +371,7 @@ void MultiHeadAttention::forward_into(const Matrix& x, AttentionTrace& trace, co
 void MultiHeadAttention::forward_into(const AttentionInput& input, AttentionTrace& trace) const {
   // The rows are as many as the counts say: this entry trusts its pointers (the model's own buffers).
   const auto rows = [&](int n) { return size_t(std::max(n, 0)) * size_t(config_.d_model); };
-  checked_run(input, rows(input.n_queries), rows(input.cache ? input.n_queries : input.n_keys), 0, true, trace);
+  checked_run(input, rows(input.n_queries), rows(input.cache ? input.n_queries : input.memory ? 0 : input.n_keys), 0, true, trace);
 }
 
 Matrix MultiHeadAttention::forward_output(const std::vector<float>& x, int n_tokens,
@@ -408,7 +416,7 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   // key/value heads: (n_q, h·dh), (n_k, kv·dh), (n_k, kv·dh). With a cache, the new rows' keys and
   // values only, at positions from the cache's length, and n_k counts the cached keys too.
   KvCache* cache = in.cache;
-  const size_t new_keys = cache ? n_q : n_k, key_position = cache ? size_t(cache->length) : 0;
+  const size_t new_keys = cache ? n_q : in.memory ? 0 : n_k, key_position = cache ? size_t(cache->length) : 0;
   t.q.resize(n_q, qw);
   t.k.resize(new_keys, kvw);
   t.v.resize(new_keys, kvw);
@@ -442,8 +450,8 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
 
   // The keys and values the heads read: the new rows, or, with a cache, every cached row after
   // the new ones are stored (their row stride is kv·dh either way).
-  const float* all_k = t.k.data();
-  const float* all_v = t.v.data();
+  const float* all_k = in.memory ? in.memory->k.data() : t.k.data();
+  const float* all_v = in.memory ? in.memory->v.data() : t.v.data();
   if (cache) {
     cache->k.middleRows(Eigen::Index(key_position), Eigen::Index(n_q)) = t.k;
     cache->v.middleRows(Eigen::Index(key_position), Eigen::Index(n_q)) = t.v;
@@ -513,10 +521,11 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   // Finite scores give weights in [0, 1] summing to 1, but a weighted sum of values near the
   // float32 limit can still round past it.
   check_heads(t.concat, dh, "the output");
-  if (in.ablation || cache) {
-    Vector sum = cache ? cache->output_sum : Vector::Zero(Eigen::Index(qw));
-    ablate(t.concat, dh, in.ablation, config_.causal, in.query_position, sum);
-    if (cache) cache->next_output_sum = std::move(sum);
+  KvCache* sums = cache ? cache : in.memory;  // where a generation's running sum of the head outputs lives
+  if (in.ablation || sums) {
+    Vector sum = sums ? sums->output_sum : Vector::Zero(Eigen::Index(qw));
+    ablate(t.concat, dh, in.ablation, config_.causal || config_.ordered_queries, in.query_position, sum);
+    if (sums) sums->next_output_sum = std::move(sum);
   }
   if (in.patch) t.concat.middleCols(Eigen::Index(in.patch_head) * Eigen::Index(dh), Eigen::Index(dh)) =
       in.patch->middleCols(Eigen::Index(in.patch_head) * Eigen::Index(dh), Eigen::Index(dh));
@@ -524,6 +533,25 @@ void MultiHeadAttention::run(const AttentionInput& in, AttentionTrace& t, bool k
   t.output.resize(n_q, d);
   multiply(n_q, t.concat.data(), qw, wo_, bias_of(bo_), t.output.data(), d);
   check_fits(t.output.data(), n_q * d, [] { return std::string("attention: the output projection"); }, kCause);
+}
+
+KvCache MultiHeadAttention::project_memory(const Matrix& x_kv) const {
+  const int n = x_kv.rows() > kMaxTokens ? kMaxTokens + 1 : int(x_kv.rows());
+  if (n < 1 || n > kMaxTokens) throw LimitError("x_kv has " + str(size_t(x_kv.rows())) + " rows; it must have from 1 to " + std::to_string(kMaxTokens));
+  check_size("x_kv", size_t(x_kv.size()), size_t(n) * size_t(config_.d_model), "n_keys × d_model");
+  check_finite("x_kv", x_kv.data(), size_t(x_kv.size()));
+  const size_t d = size_t(config_.d_model), kvw = size_t(kv_width()), dh = size_t(config_.d_head);
+  KvCache m;
+  m.k.resize(n, Eigen::Index(kvw));
+  m.v.resize(n, Eigen::Index(kvw));
+  multiply(size_t(n), x_kv.data(), d, wk_, bias_of(bk_), m.k.data(), kvw);
+  multiply(size_t(n), x_kv.data(), d, wv_, bias_of(bv_), m.v.data(), kvw);
+  const char* kv_name = config_.n_kv_heads == config_.n_heads ? "head" : "key/value head";
+  check_heads(m.k, dh, "the keys", kv_name);
+  check_heads(m.v, dh, "the values", kv_name);
+  m.length = n;
+  m.output_sum = Vector::Zero(Eigen::Index(q_width()));
+  return m;
 }
 
 Matrix MultiHeadAttention::project_heads(const float* concat_row) const {

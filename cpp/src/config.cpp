@@ -6,6 +6,7 @@
 // shows what the file says, not a wrapped or rounded copy.
 #include "multihead/config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -37,7 +38,16 @@ constexpr Limit kLimits[] = {
     {&ModelConfig::intermediate_size, "intermediate_size", 1, kMaxIntermediate},
     {&ModelConfig::max_position_embeddings, "max_position_embeddings", 1, kMaxTokens},
     {&ModelConfig::type_vocab_size, "type_vocab_size", 1, kMaxTypeVocabulary},  // with token types only
+    {&ModelConfig::num_decoder_layers, "num_decoder_layers", 1, kMaxLayers},        // an encoder–decoder's only
+    {&ModelConfig::relative_buckets, "relative_attention_num_buckets", 4, kMaxRelativeBuckets},  // relative positions only
+    {&ModelConfig::relative_max_distance, "relative_attention_max_distance", 1, kMaxRotaryPositions},
 };
+
+// The fields of kLimits that only some architectures have: 0 in the others (check_architecture_fields).
+bool is_optional_field(int ModelConfig::*member) {
+  return member == &ModelConfig::type_vocab_size || member == &ModelConfig::num_decoder_layers ||
+         member == &ModelConfig::relative_buckets || member == &ModelConfig::relative_max_distance;
+}
 
 const Limit& limit_of(int ModelConfig::*member) {
   for (const Limit& l : kLimits) {
@@ -50,7 +60,8 @@ const Limit& limit_of(int ModelConfig::*member) {
 // positions (a run is still at most kMaxTokens long), so Llama 3.2's 131072 is accepted.
 Limit limit_in(const ModelConfig& c, int ModelConfig::*member) {
   Limit l = limit_of(member);
-  if (member == &ModelConfig::max_position_embeddings && c.architecture && c.architecture->positions == Positions::rotary) {
+  const bool no_table = c.architecture && (c.architecture->positions == Positions::rotary || c.architecture->positions == Positions::relative);
+  if (member == &ModelConfig::max_position_embeddings && no_table) {
     l.max = kMaxRotaryPositions;
   }
   return l;
@@ -99,6 +110,7 @@ int fallback_value(int fallback, const ConfigFields& f, const ModelConfig& c) {
     case kFourTimesHidden: return 4 * c.hidden_size;
     case kSameAsHeads: return c.num_attention_heads;
     case kHiddenOverHeads: check_heads_divide(c, f); return c.hidden_size / c.num_attention_heads;
+    case kSameAsLayers: return c.num_hidden_layers;
     default: return fallback;
   }
 }
@@ -110,7 +122,8 @@ void read_int(const json& config, const IntField& field, const ConfigFields& f, 
     c.*field.member = fallback_value(field.if_null, f, c);
     return;
   }
-  const bool computed = field.fallback == kFourTimesHidden || field.fallback == kSameAsHeads || field.fallback == kHiddenOverHeads;
+  const bool computed = field.fallback == kFourTimesHidden || field.fallback == kSameAsHeads || field.fallback == kHiddenOverHeads ||
+                        field.fallback == kSameAsLayers;
   const bool absent = it == config.end() || (computed && it->is_null());  // transformers computes these from null too
   if (absent && field.fallback == kRequired) throw std::invalid_argument(std::string("config.json: ") + field.name + " is missing");
   c.*field.member = absent ? fallback_value(field.fallback, f, c) : read_checked(*it, it.key().c_str(), limit_in(c, field.member));
@@ -132,18 +145,39 @@ float read_layer_norm_eps(const json& config, const ConfigFields& f) {
 // transformers' ACT2FN names for the activations the engine has.
 constexpr std::pair<const char*, Activation> kActivations[] = {
     {"gelu", Activation::gelu_erf}, {"gelu_new", Activation::gelu_tanh}, {"gelu_pytorch_tanh", Activation::gelu_tanh},
-    {"silu", Activation::silu}, {"swish", Activation::silu},
+    {"silu", Activation::silu}, {"swish", Activation::silu}, {"relu", Activation::relu},
 };
 
-Activation read_activation(const json& config, const ConfigFields& f) {
-  const auto it = config.find(f.activation);
-  const json value = it == config.end() ? json(f.activation_fallback) : *it;
+// An activation by its ACT2FN name, or what the error says.
+Activation activation_named(const json& value, const char* field) {
   std::string names;
   for (const auto& [name, activation] : kActivations) {
     if (value == name) return activation;
     names += std::string(names.empty() ? "" : ", ") + "\"" + name + "\"";
   }
-  throw std::invalid_argument(std::string("config.json: ") + f.activation + " must be one of " + names + ", got " + shown(value));
+  throw std::invalid_argument(std::string("config.json: ") + field + " must be one of " + names + ", got " + shown(value));
+}
+
+// T5's feed_forward_proj: "<act>" for a dense MLP, "gated-<act>" for a gated one, as T5Config
+// splits it; "gated-gelu" means the tanh approximation (T5Config sets dense_act_fn "gelu_new").
+std::pair<Mlp, Activation> read_feed_forward(const json& config, const char* field) {
+  const auto it = config.find(field);
+  const json value = it == config.end() ? json("relu") : *it;
+  const std::string text = value.is_string() ? value.get<std::string>() : "";
+  const size_t dash = text.find('-');
+  const bool gated = dash != std::string::npos && text.substr(0, dash) == "gated";
+  const std::string act = dash == std::string::npos ? text : text.substr(dash + 1);
+  if (!value.is_string() || (dash != std::string::npos && (!gated || act.find('-') != std::string::npos))) {
+    throw std::invalid_argument(std::string("config.json: ") + field + " must be \"<activation>\" or \"gated-<activation>\", got " +
+                                shown(value));
+  }
+  if (text == "gated-gelu") return {Mlp::gated, Activation::gelu_tanh};
+  return {gated ? Mlp::gated : Mlp::dense, activation_named(json(act), field)};
+}
+
+Activation read_activation(const json& config, const ConfigFields& f) {
+  const auto it = config.find(f.activation);
+  return activation_named(it == config.end() ? json(f.activation_fallback) : *it, f.activation);
 }
 
 // sliding_window: an integer of at least 1, or null for none; absent, the architecture's default.
@@ -207,11 +241,28 @@ double read_optional_positive(const json& config, const char* name, double fallb
   return it->get<double>();
 }
 
-bool read_tie(const json& config, const ArchitectureSpec& spec) {
-  const auto it = config.find("tie_word_embeddings");
-  if (spec.lm_head != LmHead::untied || it == config.end()) return spec.config.tie_fallback;
-  if (!it->is_boolean()) throw std::invalid_argument("config.json: tie_word_embeddings must be true or false, got " + shown(*it));
+// A true/false field, `fallback` when absent.
+bool read_flag(const json& config, const char* name, bool fallback) {
+  const auto it = config.find(name);
+  if (it == config.end()) return fallback;
+  if (!it->is_boolean()) throw std::invalid_argument(std::string("config.json: ") + name + " must be true or false, got " + shown(*it));
   return it->get<bool>();
+}
+
+// Each pair of ConfigFields::equal the file gives both of holds one value.
+void check_equal(const json& config, const ConfigFields& f) {
+  for (const auto& [first, second] : f.equal) {
+    const auto a = config.find(first), b = config.find(second);
+    if (a != config.end() && b != config.end() && *a != *b) {
+      throw std::invalid_argument(std::string("config.json: ") + second + " (" + shown(*b) + ") must equal " + first + " (" + shown(*a) +
+                                  "): the engine's encoder and decoder have one size of each");
+    }
+  }
+}
+
+bool read_tie(const json& config, const ArchitectureSpec& spec) {
+  if (spec.lm_head != LmHead::untied) return spec.config.tie_fallback;
+  return read_flag(config, "tie_word_embeddings", spec.config.tie_fallback);
 }
 
 void check_required(const json& config, const ConfigFields& f) {
@@ -251,6 +302,22 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
     throw std::invalid_argument(source + ": type_vocab_size must be 0 for " + c.architecture->model_type +
                                 ", which has no token types, got " + str(c.type_vocab_size));
   }
+  const auto in_range_or_zero = [&](int ModelConfig::*member, bool present) {
+    const Limit& l = limit_of(member);
+    const int v = c.*member;
+    if (present && (v < l.min || v > l.max)) throw LimitError(range_error(source, l.name, l, str(v)));
+    if (!present && v != 0) {
+      throw std::invalid_argument(source + ": " + l.name + " must be 0 for " + c.architecture->model_type + ", which has none, got " + str(v));
+    }
+  };
+  in_range_or_zero(&ModelConfig::num_decoder_layers, c.architecture->encoder_decoder());
+  const bool relative = c.architecture->positions == Positions::relative;
+  in_range_or_zero(&ModelConfig::relative_buckets, relative);
+  in_range_or_zero(&ModelConfig::relative_max_distance, relative);
+  if (relative && c.relative_max_distance <= c.relative_buckets / 2) {  // past the exact buckets, or the log bins divide by 0
+    throw std::invalid_argument(source + ": relative_attention_max_distance (" + str(c.relative_max_distance) +
+                                ") must be above half of relative_attention_num_buckets (" + str(c.relative_buckets) + ")");
+  }
   if (c.position_offset < 0 || c.position_offset >= c.max_position_embeddings) {
     throw std::invalid_argument(source + ": max_position_embeddings (" + str(c.max_position_embeddings) +
                                 ") must be above the first position row (" + str(c.position_offset) + ")");
@@ -280,22 +347,45 @@ void check_architecture_fields(const ModelConfig& c, const std::string& source) 
 
 }  // namespace
 
-std::vector<Weight> model_weights(const ModelConfig& c, bool head) {
-  std::vector<Weight> out;
-  for (size_t w = 0; w < kWeightCount; ++w) {
-    const bool tied_away = Weight(w) == Weight::lm_head && c.lm_head() == LmHead::tied;  // the word embeddings serve
-    if (c.architecture->has(Weight(w), head) && !tied_away) out.push_back(Weight(w));
+bool applies(const ModelConfig& c, const TensorRule& r) {
+  switch (r.when) {
+    case When::always: return true;
+    case When::dense_mlp: return c.mlp() == Mlp::dense;
+    case When::gated_mlp: return c.mlp() == Mlp::gated;
+  }
+  return false;
+}
+
+std::vector<PlacedWeight> model_weights(const ModelConfig& c, bool head) {
+  std::vector<PlacedWeight> out;
+  const auto add = [&](PlacedWeight p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (const TensorRule& r : c.architecture->tensors) {
+    if ((r.part == Part::head && !head) || !applies(c, r)) continue;
+    for (Weight w : filled_weights(r)) {
+      if (w == Weight::lm_head && c.lm_head() == LmHead::tied) continue;  // the word embeddings serve
+      add({w, weight_kind(w).scope == Scope::model ? Stack::encoder : r.stack});
+    }
+  }
+  if (c.architecture->positions == Positions::sinusoidal) {  // computed as the model loads
+    add({Weight::position_embeddings, Stack::encoder});
+    if (c.architecture->encoder_decoder()) add({Weight::position_embeddings, Stack::decoder});
   }
   return out;
 }
 
+int buffer_count(const ModelConfig& c, const PlacedWeight& w) {
+  return weight_kind(w.weight).scope == Scope::layer ? c.layers(w.stack) : 1;
+}
+
 double model_floats(const ModelConfig& c, bool head, bool storage_sizes) {
   double floats = 0;
-  for (Weight w : model_weights(c, head)) {
-    const WeightKind& k = weight_kind(w);
+  for (const PlacedWeight& w : model_weights(c, head)) {
+    const WeightKind& k = weight_kind(w.weight);
     const size_t rows = dim_size(c, k.rows), cols = dim_size(c, k.cols);
     const double one = storage_sizes ? double(Buffer::floats(rows, cols, k.storage)) : double(rows) * double(cols);
-    floats += one * (k.scope == Scope::layer ? double(c.num_hidden_layers) : 1.0);
+    floats += one * double(buffer_count(c, w));
   }
   return floats;
 }
@@ -304,7 +394,7 @@ double model_weight_bytes(const ModelConfig& c) { return 4 * model_floats(c, fal
 
 void check_model_config(const ModelConfig& c, const std::string& source) {
   for (const Limit& table : kLimits) {
-    if (table.member == &ModelConfig::type_vocab_size) continue;  // depends on the architecture, below
+    if (is_optional_field(table.member)) continue;  // depends on the architecture, below
     const Limit l = limit_in(c, table.member);
     const int v = c.*l.member;
     if (v < l.min || v > l.max) throw LimitError(range_error(source, l.name, l, str(v)));
@@ -357,7 +447,19 @@ ModelConfig parse_model_config(const std::string& json_text) {
     c.head_dim = c.hidden_size / c.num_attention_heads;
   }
   c.layer_norm_eps = read_layer_norm_eps(config, f);
+  check_equal(config, f);
+  if (f.feed_forward_proj) {
+    // dense_act_fn and is_gated_act, where the file gives them, win over what feed_forward_proj
+    // implies: T5Config derives them, then sets every field the file has.
+    const auto [mlp, activation] = read_feed_forward(config, f.feed_forward_proj);
+    c.mlp_kind = read_flag(config, "is_gated_act", mlp == Mlp::gated) ? Mlp::gated : Mlp::dense;
+    if (!config.contains(f.activation)) c.activation = activation;
+  }
   c.position_offset = read_position_offset(config, f);
+  if (f.position_offset) {  // rows before the first position's, added to the table
+    c.position_offset = f.position_offset;
+    c.max_position_embeddings += f.position_offset;
+  }
   c.tie_word_embeddings = read_tie(config, spec);
   if (f.rope) c.rope = read_rope(config, *f.rope, c.head_dim);
   c.windows = read_windows(config, spec, c.num_hidden_layers);
@@ -371,6 +473,13 @@ ModelConfig parse_model_config(const std::string& json_text) {
   if (f.softcaps) {
     c.attention_softcap = read_optional_positive(config, "attn_logit_softcapping", 0);
     c.logit_softcap = read_optional_positive(config, "final_logit_softcapping", 0);
+  }
+  if (f.unscaled_scores) c.attention_scale = 1;
+  if (spec.embedding_scale == EmbeddingScale::from_config && read_flag(config, "scale_embedding", false)) {
+    c.embedding_scale = float(std::sqrt(double(c.hidden_size)));  // math.sqrt(d_model), multiplied in float32
+  }
+  if (spec.head_scale == HeadScale::rsqrt_hidden_when_tied && c.lm_head() == LmHead::tied) {
+    c.head_scale = float(1.0 / std::sqrt(double(c.hidden_size)));  // d_model ** -0.5
   }
   check_model_config(c, "config.json");  // what involves several fields: divisibility, total size
   return c;

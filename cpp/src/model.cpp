@@ -12,6 +12,7 @@
 #include "multihead/kernels.h"
 #include "multihead/model_loader.h"
 #include "multihead/parallel.h"
+#include "multihead/positions.h"
 
 namespace multihead {
 namespace {
@@ -24,9 +25,9 @@ Model load(const ModelConfig& config, const SafetensorsFile& file) {
 
 // The module a weight belongs to, named as the checkpoint names it, for messages: the rule's name
 // without its layer part and its ".weight" ("attention.output.LayerNorm", "ln_1", "mlp.c_fc").
-std::string step_name(const ArchitectureSpec& spec, Weight weight) {
+std::string step_name(const ArchitectureSpec& spec, Weight weight, Stack stack = Stack::encoder) {
   for (const TensorRule& r : spec.tensors) {
-    if (r.weight != weight) continue;
+    if (r.weight != weight || r.stack != stack) continue;
     std::string name = r.name;
     const size_t hole = name.find("{}.");
     if (hole != std::string::npos) name = name.substr(hole + 3);
@@ -44,6 +45,14 @@ std::string layer_name(size_t l) { return "layer " + std::to_string(l); }
 constexpr size_t kRowsPerThread = 16;
 constexpr size_t kValuesPerThread = 16384;
 
+// What a residual sum's overflow message says of it.
+constexpr const char* kAttentionSum = "the residual sum of the layer's input and the attention output";
+constexpr const char* kAttentionCause = "the attention output is too large";
+constexpr const char* kCrossSum = "the residual sum of the cross-attention's input and output";
+constexpr const char* kCrossCause = "the cross-attention output is too large";
+constexpr const char* kMlpSum = "the residual sum of the MLP's input and output";
+constexpr const char* kMlpCause = "the MLP output is too large";
+
 std::string short_number(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2g", v);
@@ -57,6 +66,15 @@ void check_in_vocabulary(int32_t id, int vocab_size, Describe&& describe) {
   if (id < 0 || id >= vocab_size) {
     throw std::invalid_argument(describe() + " is " + std::to_string(id) + ", outside the vocabulary 0 to " + std::to_string(vocab_size - 1));
   }
+}
+
+// The encoder's output as a decoder's memory: (n_source, d) rows within the model's length, finite.
+void check_memory(const Matrix& memory, const ModelConfig& c) {
+  if (memory.rows() < 1 || memory.rows() > c.max_tokens() || memory.cols() != c.hidden_size) {
+    throw std::invalid_argument("memory is (" + std::to_string(memory.rows()) + ", " + std::to_string(memory.cols()) +
+                                "), expected the encoder's output (n_source, d_model) with 1 ≤ n_source ≤ " + std::to_string(c.max_tokens()));
+  }
+  if (!std::isfinite(largest_magnitude(memory.data(), size_t(memory.size())))) throw std::invalid_argument("memory is not finite");
 }
 
 // Throws if x, just formed by `sum` (the embeddings, or a residual add), is not finite.
@@ -125,11 +143,17 @@ void table_times(const Buffer& table, const float* h, float* out) {
   });
 }
 
+// max(x, 0): T5's ReLU, simple enough for the compiler to vectorise, so it has no kernel of its own.
+void relu(size_t n, const float* x, float* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+}
+
 // x = act(x) elementwise over `count` values, in the kernel `a` names, spread over the threads.
 // Every range but the last starts and ends on a multiple of 16, so each value meets the same SIMD
 // lanes or scalar tail as in one call over all of them (the two can round differently).
+
 void activate(const kernels::KernelSet& k, Activation a, size_t count, float* x) {
-  const kernels::GeluFn act = a == Activation::silu ? k.silu : a == Activation::gelu_tanh ? k.gelu_tanh : k.gelu;
+  const kernels::GeluFn act = a == Activation::silu ? k.silu : a == Activation::gelu_tanh ? k.gelu_tanh : a == Activation::relu ? relu : k.gelu;
   constexpr size_t kGroup = 16;
   parallel_ranges((count + kGroup - 1) / kGroup, kValuesPerThread / kGroup, [&](size_t g0, size_t g1) {
     const size_t begin = g0 * kGroup, end = std::min(count, g1 * kGroup);
@@ -143,8 +167,9 @@ Model::Model(const ModelConfig& config, const SafetensorsFile& file) : Model(loa
 
 Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config), weights_(std::move(weights)) {
   const ArchitectureSpec& spec = *config.architecture;
-  for (size_t l = 0; l < weights_.layers.size(); ++l) {
-    LayerWeights& layer = weights_.layers[l];
+  std::vector<LayerWeights>& encoder = weights_.stacks[size_t(Stack::encoder)].layers;  // RoPE and head norms: one-stack models'
+  for (size_t l = 0; l < encoder.size(); ++l) {
+    LayerWeights& layer = encoder[l];
     if (spec.positions == Positions::rotary) layer.attention.set_rotation(rope_rotation(config.rope_of(int(l)), config.head_dim));
     if (!layer.weights[Weight::q_norm_w].empty()) {
       const auto vector = [&](Weight w) { return std::vector<float>(layer.weights.data(w), layer.weights.data(w) + config.head_dim); };
@@ -155,7 +180,7 @@ Model::Model(const ModelConfig& config, ModelWeights weights) : config_(config),
             .norm2 = step_name(spec, Weight::norm2_w), .mlp_in = step_name(spec, Weight::mlp_in_w),
             .mlp_gate = step_name(spec, Weight::mlp_gate_w), .mlp_out = step_name(spec, Weight::mlp_out_w),
             .final_norm = step_name(spec, Weight::final_norm_w), .attn_out_norm = step_name(spec, Weight::attn_out_norm_w),
-            .mlp_out_norm = step_name(spec, Weight::mlp_out_norm_w)};
+            .mlp_out_norm = step_name(spec, Weight::mlp_out_norm_w), .cross_norm = step_name(spec, Weight::norm1_w, Stack::cross)};
 }
 
 void Model::check_ids(const std::vector<int32_t>& ids, int first_position) const {
@@ -171,14 +196,14 @@ void Model::check_ids(const std::vector<int32_t>& ids, int first_position) const
   }
 }
 
-Matrix Model::embed(const std::vector<int32_t>& ids, int first_position) const {
-  const WeightSet& w = weights_.weights;
+Matrix Model::embed(const std::vector<int32_t>& ids, int first_position, Stack stack) const {
+  const WeightSet& w = weights_.stacks[size_t(stack)].weights;  // positions, token types, the embeddings' norm
   const size_t n = ids.size(), d = size_t(config_.hidden_size);
   const bool types = !w[Weight::token_type_embeddings].empty(), positions = !w[Weight::position_embeddings].empty();
   Matrix x = Matrix(Eigen::Index(n), Eigen::Index(d));  // (n, d)
   std::vector<float> word(d);
   for (size_t i = 0; i < n; ++i) {
-    table_row(w[Weight::word_embeddings], size_t(ids[i]), word.data());
+    table_row(weights_.weights[Weight::word_embeddings], size_t(ids[i]), word.data());
     const size_t at = size_t(config_.position_offset) + size_t(first_position) + i;
     const float* position = positions ? w.data(Weight::position_embeddings) + at * d : nullptr;
     const float* type = types ? w.data(Weight::token_type_embeddings) : nullptr;  // row 0: token type 0
@@ -213,7 +238,8 @@ void Model::attend(size_t l, const Matrix& input, Pass& p) const {
     const int n = int(input.rows());
     const bool one = one_row(l, p);
     AttentionInput in{.x_q = input.data() + (one ? size_t(p.row) * size_t(input.cols()) : 0), .n_queries = one ? 1 : n,
-                      .x_kv = input.data(), .n_keys = n, .query_position = one ? p.row : 0, .ablation = layer_ablation(p.ablation, l)};
+                      .x_kv = input.data(), .n_keys = n, .query_position = one ? p.row : 0,
+                      .ablation = layer_ablation(p.ablation, p.stack, l)};
     Matrix patch_row;  // the one row's patch, when the patch covers every row
     if (p.patch.layer == int(l)) {
       in.patch_head = p.patch.head;
@@ -229,16 +255,53 @@ void Model::attend(size_t l, const Matrix& input, Pass& p) const {
       in.query_position = cache.length;
       in.n_keys = cache.length + n;
     }
-    weights_.layers[l].attention.forward_into(in, p.trace);
+    in.score_bias = relative_bias(size_t(in.n_queries), size_t(in.n_keys), p);
+    layers(p)[l].attention.forward_into(in, p.trace);
   } catch (const OverflowError& e) {
-    throw OverflowError(layer_name(l) + ": " + e.what());
+    throw OverflowError(where(l, p) + ": " + e.what());
   }
   if (p.record) p.record->outputs.push_back(p.trace.concat);
-  if (p.on_layer) p.on_layer(int(l), p.trace);
+  if (p.on_layer) p.on_layer(p.stack, int(l), p.trace);
+}
+
+const float* Model::relative_bias(size_t n_queries, size_t n_keys, Pass& p) const {
+  if (config_.architecture->positions != Positions::relative) return nullptr;
+  if (p.score_bias.size() != size_t(config_.num_attention_heads) * n_queries * n_keys) {  // every layer of the stack reads block 0's table
+    const Buffer& table = weights_.stacks[size_t(p.stack)].weights[Weight::relative_bias];
+    p.score_bias = multihead::relative_bias(table.data.data(), config_.num_attention_heads, int(n_queries), int(n_keys),
+                                            int(n_keys - n_queries), p.stack == Stack::encoder, config_.relative_buckets,
+                                            config_.relative_max_distance);
+  }
+  return p.score_bias.data();
+}
+
+void Model::cross_attend(size_t l, Matrix& x, Pass& p) const {
+  const LayerWeights& w = weights_.stacks[size_t(Stack::cross)].layers[l];
+  const bool pre_norm = config_.architecture->block != Block::post_norm;
+  const std::string at = where(l, p);
+  if (pre_norm) norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, at, steps_.cross_norm);
+  const Matrix& input = pre_norm ? p.normed : x;
+  if (p.run) p.run->cross_inputs.push_back(input);
+  try {
+    KvCache* memory = p.memory_caches ? &(*p.memory_caches)[l] : nullptr;
+    const AttentionInput in{.x_q = input.data(), .n_queries = int(input.rows()), .x_kv = memory ? nullptr : p.memory->data(),
+                            .n_keys = memory ? memory->length : int(p.memory->rows()), .query_position = p.first_position,
+                            .ablation = layer_ablation(p.ablation, Stack::cross, l), .memory = memory};
+    w.attention.forward_into(in, p.trace);
+  } catch (const OverflowError& e) {
+    throw OverflowError(at + ": cross-" + e.what());
+  }
+  if (p.on_layer) p.on_layer(Stack::cross, int(l), p.trace);
+  add(x, p.trace.output, at, kCrossSum, kCrossCause);
+  if (!pre_norm) norm(x, x, w.weights, Weight::norm1_w, Weight::norm1_b, at, steps_.cross_norm);
+}
+
+std::string Model::where(size_t l, const Pass& p) const {
+  return (encoder_decoder() ? std::string(stack_name(p.stack)) + " " : std::string()) + layer_name(l);
 }
 
 bool Model::one_row(size_t l, const Pass& p) const {
-  return p.row >= 0 && l + 1 == weights_.layers.size();
+  return p.row >= 0 && l + 1 == layers(p).size();
 }
 
 void Model::keep_row(size_t l, Matrix& x, const Pass& p) const {
@@ -249,10 +312,10 @@ void Model::keep_row(size_t l, Matrix& x, const Pass& p) const {
 
 void Model::observe_attention(size_t l, Pass& p, bool sandwich) const {
   if (!p.parts) return;
-  const MultiHeadAttention& attention = weights_.layers[l].attention;
+  const MultiHeadAttention& attention = layers(p)[l].attention;
   const size_t at = size_t(p.parts->position());
   const Matrix heads = attention.project_heads(p.trace.concat.data() + at * size_t(p.trace.concat.cols()));
-  const float* gamma = sandwich ? weights_.layers[l].weights.data(Weight::attn_out_norm_w) : nullptr;
+  const float* gamma = sandwich ? layers(p)[l].weights.data(Weight::attn_out_norm_w) : nullptr;
   p.parts->add_attention(int(l), heads, attention.output_bias(), p.trace.output.data() + at * size_t(p.trace.output.cols()), gamma,
                          config_.layer_norm_eps);
 }
@@ -265,9 +328,9 @@ void Model::observe_norm(Pass& p, const Matrix& x, const WeightSet& w, Weight we
 }
 
 // x += branch, the residual stream's sum, checked.
-void Model::add(Matrix& x, const Matrix& branch, size_t l, const char* sum, const char* cause) const {
+void Model::add(Matrix& x, const Matrix& branch, const std::string& where, const char* sum, const char* cause) const {
   x += branch;
-  check_sum(x, layer_name(l), sum, cause);
+  check_sum(x, where, sum, cause);
 }
 
 // out (n, d) = mlp_out(act(mlp_in(in))), or, gated, mlp_out(act(in·gate) ⊙ mlp_in(in)). The
@@ -282,7 +345,7 @@ void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std
   const Buffer& w1 = w[Weight::mlp_in_w];
   multiply(n, in.data(), d, w1, w.data(Weight::mlp_in_b), hidden.data(), ff);
   check_fits(hidden.data(), n * ff, [&] { return where + ": " + steps_.mlp_in; }, "its input or weights are too large");
-  if (config_.architecture->mlp == Mlp::gated) {
+  if (config_.mlp() == Mlp::gated) {
     Matrix gate(n, ff);  // (n, ff)
     const Buffer& wg = w[Weight::mlp_gate_w];
     multiply(n, in.data(), d, wg, nullptr, gate.data(), ff);
@@ -300,68 +363,71 @@ void Model::mlp(const LayerWeights& lw, const Matrix& in, Matrix& out, const std
   check_fits(out.data(), n * d, [&] { return where + ": " + steps_.mlp_out; }, "its input or weights are too large");
 }
 
-constexpr const char* kAttentionSum = "the residual sum of the layer's input and the attention output";
-constexpr const char* kAttentionCause = "the attention output is too large";
-constexpr const char* kMlpSum = "the residual sum of the MLP's input and output";
-constexpr const char* kMlpCause = "the MLP output is too large";
-
-// The BERT family's block: x = norm1(x + attention(x)); x = norm2(x + mlp(x)).
+// The BERT family's block: x = norm1(x + attention(x)); x = norm2(x + mlp(x)). A decoder's block
+// (BART, Marian) adds x = norm(x + cross_attention(x)) between the two.
 void Model::post_norm_block(size_t l, Matrix& x, Pass& p) const {
-  const LayerWeights& w = weights_.layers[l];
+  const LayerWeights& w = layers(p)[l];
+  const std::string at = where(l, p);
   attend(l, x, p);
   keep_row(l, x, p);
   observe_attention(l, p, false);
-  add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+  add(x, p.trace.output, at, kAttentionSum, kAttentionCause);
   observe_norm(p, x, w.weights, Weight::norm1_w, Weight::norm1_b);
-  norm(x, x, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
-  mlp(w, x, p.branch, layer_name(l));
+  norm(x, x, w.weights, Weight::norm1_w, Weight::norm1_b, at, steps_.norm1);
+  if (p.stack == Stack::decoder) cross_attend(l, x, p);
+  mlp(w, x, p.branch, at);
   if (p.parts) p.parts->add_mlp(int(l), p.branch);
-  add(x, p.branch, l, kMlpSum, kMlpCause);
+  add(x, p.branch, at, kMlpSum, kMlpCause);
   observe_norm(p, x, w.weights, Weight::norm2_w, Weight::norm2_b);
-  norm(x, x, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
+  norm(x, x, w.weights, Weight::norm2_w, Weight::norm2_b, at, steps_.norm2);
 }
 
 // GPT-2's block: x = x + attention(norm1(x)); x = x + mlp(norm2(x)). With `sandwich` (Gemma 3)
 // each branch's output is normalised before it is added: x = x + attn_out_norm(attention(norm1(x))),
-// and likewise the MLP's with mlp_out_norm.
+// and likewise the MLP's with mlp_out_norm. A decoder's block (T5) adds
+// x = x + cross_attention(norm(x)) between the two.
 void Model::pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const {
-  const LayerWeights& w = weights_.layers[l];
-  norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
+  const LayerWeights& w = layers(p)[l];
+  const std::string at = where(l, p);
+  norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, at, steps_.norm1);
   attend(l, p.normed, p);
   keep_row(l, x, p);
   observe_attention(l, p, sandwich);
   if (sandwich) {
-    norm(p.trace.output, p.branch, w.weights, Weight::attn_out_norm_w, Weight::count, layer_name(l), steps_.attn_out_norm);
-    add(x, p.branch, l, kAttentionSum, kAttentionCause);
+    norm(p.trace.output, p.branch, w.weights, Weight::attn_out_norm_w, Weight::count, at, steps_.attn_out_norm);
+    add(x, p.branch, at, kAttentionSum, kAttentionCause);
   } else {
-    add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
+    add(x, p.trace.output, at, kAttentionSum, kAttentionCause);
   }
-  norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
-  mlp(w, p.normed, p.branch, layer_name(l));
-  if (sandwich) norm(p.branch, p.branch, w.weights, Weight::mlp_out_norm_w, Weight::count, layer_name(l), steps_.mlp_out_norm);
+  if (p.stack == Stack::decoder) cross_attend(l, x, p);
+  norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, at, steps_.norm2);
+  mlp(w, p.normed, p.branch, at);
+  if (sandwich) norm(p.branch, p.branch, w.weights, Weight::mlp_out_norm_w, Weight::count, at, steps_.mlp_out_norm);
   if (p.parts) p.parts->add_mlp(int(l), p.branch);
-  add(x, p.branch, l, kMlpSum, kMlpCause);
+  add(x, p.branch, at, kMlpSum, kMlpCause);
 }
 
 // GPT-NeoX's block: both branches read x, x = x + attention(norm1(x)) + mlp(norm2(x)), added in
 // that order (transformers adds mlp_output + attn_output + residual: the same sum, rounded apart).
 void Model::parallel_block(size_t l, Matrix& x, Pass& p) const {
-  const LayerWeights& w = weights_.layers[l];
-  norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, layer_name(l), steps_.norm1);
+  const LayerWeights& w = layers(p)[l];
+  const std::string at = where(l, p);
+  norm(x, p.normed, w.weights, Weight::norm1_w, Weight::norm1_b, at, steps_.norm1);
   attend(l, p.normed, p);
   keep_row(l, x, p);
-  norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, layer_name(l), steps_.norm2);
-  mlp(w, p.normed, p.branch, layer_name(l));
+  norm(x, p.normed, w.weights, Weight::norm2_w, Weight::norm2_b, at, steps_.norm2);
+  mlp(w, p.normed, p.branch, at);
   observe_attention(l, p, false);
   if (p.parts) p.parts->add_mlp(int(l), p.branch);
-  add(x, p.trace.output, l, kAttentionSum, kAttentionCause);
-  add(x, p.branch, l, kMlpSum, kMlpCause);
+  add(x, p.trace.output, at, kAttentionSum, kAttentionCause);
+  add(x, p.branch, at, kMlpSum, kMlpCause);
 }
 
 void Model::check_ablation(const std::vector<Ablation>& ablation) const {
-  const size_t heads = size_t(config_.num_hidden_layers) * size_t(config_.num_attention_heads);
+  const size_t heads = size_t(config_.attention_layers()) * size_t(config_.num_attention_heads);
   if (!ablation.empty() && ablation.size() != heads) {
-    throw std::invalid_argument("ablation has " + std::to_string(ablation.size()) + " entries, expected none or layers × heads = " +
+    throw std::invalid_argument("ablation has " + std::to_string(ablation.size()) + " entries, expected none or " +
+                                (encoder_decoder() ? "(encoder + decoder + cross layers)" : "layers") + " × heads = " +
                                 std::to_string(heads));
   }
   for (size_t i = 0; i < ablation.size(); ++i) {
@@ -372,20 +438,45 @@ void Model::check_ablation(const std::vector<Ablation>& ablation) const {
   }
 }
 
-const Ablation* Model::layer_ablation(const std::vector<Ablation>& ablation, size_t l) const {
-  return ablation.empty() ? nullptr : ablation.data() + l * size_t(config_.num_attention_heads);
+const Ablation* Model::layer_ablation(const std::vector<Ablation>& ablation, Stack stack, size_t l) const {
+  if (ablation.empty()) return nullptr;
+  const size_t before = stack == Stack::encoder ? 0
+                        : stack == Stack::decoder ? size_t(config_.num_hidden_layers)
+                                                  : size_t(config_.num_hidden_layers + config_.num_decoder_layers);
+  return ablation.data() + (before + l) * size_t(config_.num_attention_heads);
+}
+
+void Model::check_decoder(const char* what) const {
+  if (!encoder_decoder()) {
+    throw std::invalid_argument(std::string(what) + " is an encoder–decoder's, and " + config_.architecture->name + " has one stack of layers");
+  }
 }
 
 ModelRun Model::run(const std::vector<int32_t>& ids, const LayerHook& on_layer, const std::vector<Ablation>& ablation) const {
-  return pass(ids, 0, nullptr, on_layer, ablation);
+  Pass p{.run = nullptr, .on_layer = on_layer, .ablation = ablation, .caches = nullptr};
+  return pass(ids, p);
+}
+
+ModelRun Model::run_decoder(const std::vector<int32_t>& ids, const Matrix& memory, const LayerHook& on_layer,
+                            const std::vector<Ablation>& ablation) const {
+  check_decoder("run_decoder");
+  check_memory(memory, config_);
+  Pass p{.run = nullptr, .on_layer = on_layer, .ablation = ablation, .caches = nullptr, .stack = Stack::decoder, .memory = &memory};
+  return pass(ids, p);
 }
 
 ModelRun Model::extend(const std::vector<int32_t>& ids, std::vector<KvCache>& caches, const LayerHook& on_layer,
-                       const std::vector<Ablation>& ablation) const {
+                       const std::vector<Ablation>& ablation, std::vector<KvCache>* memory) const {
   const int position = caches.empty() ? 0 : caches.front().length;
   const int needed = position + int(std::min<size_t>(ids.size(), size_t(kMaxTokens) + 1));
-  if (caches.size() != weights_.layers.size()) {
-    throw std::invalid_argument("caches has " + std::to_string(caches.size()) + " layers, expected " + std::to_string(weights_.layers.size()));
+  const Stack stack = written_stack();
+  const size_t layers = size_t(config_.layers(stack));
+  if (caches.size() != layers) {
+    throw std::invalid_argument("caches has " + std::to_string(caches.size()) + " layers, expected " + std::to_string(layers));
+  }
+  if (encoder_decoder() != (memory != nullptr) || (memory && memory->size() != layers)) {
+    throw std::invalid_argument(encoder_decoder() ? "an encoder–decoder's decoder reads the encoder's projected output, one per layer"
+                                                  : "a one-stack model reads no encoder's output");
   }
   for (const KvCache& c : caches) {
     if (c.length != position) throw std::invalid_argument("the caches hold different numbers of positions");
@@ -394,17 +485,22 @@ ModelRun Model::extend(const std::vector<int32_t>& ids, std::vector<KvCache>& ca
                        " new ones are more than the cache holds (" + std::to_string(c.capacity()) + ")");
     }
   }
-  ModelRun result = pass(ids, position, &caches, on_layer, ablation);
+  Pass p{.run = nullptr, .on_layer = on_layer, .ablation = ablation, .caches = &caches, .stack = stack, .memory_caches = memory,
+         .first_position = position};
+  ModelRun result = pass(ids, p);
   for (KvCache& c : caches) {
     c.length += int(ids.size());
     std::swap(c.output_sum, c.next_output_sum);
+  }
+  if (memory) {
+    for (KvCache& m : *memory) std::swap(m.output_sum, m.next_output_sum);
   }
   return result;
 }
 
 double Model::cache_bytes(int capacity) const {
   const double kv_width = double(config_.num_key_value_heads) * double(config_.head_dim);
-  return 2.0 * 4.0 * double(config_.num_hidden_layers) * double(capacity) * kv_width;
+  return 2.0 * 4.0 * double(config_.layers(written_stack())) * double(capacity) * kv_width;
 }
 
 std::vector<KvCache> Model::make_caches(int capacity) const {
@@ -419,7 +515,7 @@ std::vector<KvCache> Model::make_caches(int capacity) const {
                      std::to_string(std::llround(kMaxCacheBytes / (1 << 20))) + " MiB");
   }
   const Eigen::Index kv_width = Eigen::Index(config_.num_key_value_heads) * config_.head_dim;
-  std::vector<KvCache> caches(weights_.layers.size());
+  std::vector<KvCache> caches(size_t(config_.layers(written_stack())));
   for (KvCache& c : caches) {
     c.k.resize(capacity, kv_width);
     c.v.resize(capacity, kv_width);
@@ -428,20 +524,34 @@ std::vector<KvCache> Model::make_caches(int capacity) const {
   return caches;
 }
 
-ModelRun Model::pass(const std::vector<int32_t>& ids, int first_position, std::vector<KvCache>* caches, const LayerHook& on_layer,
-                     const std::vector<Ablation>& ablation) const {
-  check_ids(ids, first_position);
-  check_ablation(ablation);
+std::vector<KvCache> Model::project_memory(const Matrix& memory) const {
+  check_decoder("project_memory");
+  check_memory(memory, config_);
+  std::vector<KvCache> out;
+  const std::vector<LayerWeights>& cross = weights_.stacks[size_t(Stack::cross)].layers;
+  for (size_t l = 0; l < cross.size(); ++l) {
+    try {
+      out.push_back(cross[l].attention.project_memory(memory));
+    } catch (const OverflowError& e) {
+      throw OverflowError("cross layer " + std::to_string(l) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+ModelRun Model::pass(const std::vector<int32_t>& ids, Pass& p) const {
+  check_ids(ids, p.first_position);
+  check_ablation(p.ablation);
   ModelRun result;
-  Pass pass{.run = &result, .on_layer = on_layer, .ablation = ablation, .caches = caches};
-  Matrix x = embed(ids, first_position);  // (n, d): the residual stream
-  layers_from(0, x, pass);
+  p.run = &result;
+  Matrix x = embed(ids, p.first_position, p.stack);  // (n, d): the residual stream
+  layers_from(0, x, p);
   result.hidden = std::move(x);
   return result;
 }
 
 void Model::layers_from(size_t first, Matrix& x, Pass& p) const {
-  for (size_t l = first; l < weights_.layers.size(); ++l) {
+  for (size_t l = first; l < layers(p).size(); ++l) {
     if (p.record) p.record->residuals.push_back(x);
     switch (config_.architecture->block) {
       case Block::post_norm: post_norm_block(l, x, p); break;
@@ -451,14 +561,21 @@ void Model::layers_from(size_t first, Matrix& x, Pass& p) const {
     }
     if (p.parts) p.parts->keep_residual(int(l) + 1, x);
   }
-  if (!weights_.weights[Weight::final_norm_w].empty()) {
-    observe_norm(p, x, weights_.weights, Weight::final_norm_w, Weight::final_norm_b);
-    norm(x, x, weights_.weights, Weight::final_norm_w, Weight::final_norm_b, "the final layer", steps_.final_norm);
+  const WeightSet& w = weights_.stacks[size_t(p.stack)].weights;
+  if (!w[Weight::final_norm_w].empty()) {
+    observe_norm(p, x, w, Weight::final_norm_w, Weight::final_norm_b);
+    norm(x, x, w, Weight::final_norm_w, Weight::final_norm_b, encoder_decoder() ? std::string("the ") + stack_name(p.stack) + "'s final layer"
+                                                                                : "the final layer", steps_.final_norm);
   }
   if (p.parts) p.parts->keep_hidden(x);
 }
 
+void Model::check_one_stack(const char* what) const {
+  if (encoder_decoder()) throw std::invalid_argument(std::string(what) + " is not implemented for an encoder–decoder model yet");
+}
+
 ResidualParts Model::explain(const std::vector<int32_t>& ids, int position, const std::vector<Ablation>& ablation) const {
+  check_one_stack("direct logit attribution");
   check_ids(ids);
   check_ablation(ablation);
   if (position < 0 || size_t(position) >= ids.size()) {
@@ -474,11 +591,13 @@ ResidualParts Model::explain(const std::vector<int32_t>& ids, int position, cons
 }
 
 Matrix Model::embeddings(const std::vector<int32_t>& ids) const {
+  check_one_stack("activation patching");
   check_ids(ids);
   return embed(ids, 0);
 }
 
 Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* record, int row) const {
+  check_one_stack("activation patching");
   if (first < 0 || first >= config_.num_hidden_layers) {
     throw std::invalid_argument("first must be from 0 to " + std::to_string(config_.num_hidden_layers - 1) + ", got " + std::to_string(first));
   }
@@ -492,7 +611,7 @@ Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* 
   const bool row_patch = row >= 0 && patch.layer == config_.num_hidden_layers - 1 && patch.output && patch.output->rows() == 1;
   if (patch.layer >= 0 && (patch.head < 0 || patch.head >= config_.num_attention_heads || !patch.output ||
                            (patch.output->rows() != x.rows() && !row_patch) ||
-                           patch.output->cols() != weights_.layers[size_t(patch.layer)].attention.q_width())) {
+                           patch.output->cols() != weights_.stacks[0].layers[size_t(patch.layer)].attention.q_width())) {
     throw std::invalid_argument("the patch is not one head's output over the pass's positions");
   }
   const std::vector<Ablation> none;
@@ -501,21 +620,39 @@ Matrix Model::run_from(int first, Matrix x, const HeadPatch& patch, PassRecord* 
   return x;
 }
 
-AttentionTrace Model::layer_trace(int layer, const Matrix& input, const std::vector<Ablation>& ablation) const {
-  if (layer < 0 || layer >= config_.num_hidden_layers) {
-    throw std::invalid_argument("layer must be from 0 to " + std::to_string(config_.num_hidden_layers - 1) + ", got " +
-                                std::to_string(layer));
+AttentionTrace Model::layer_trace(Stack stack, int layer, const Matrix& input, const std::vector<Ablation>& ablation,
+                                 const Matrix* memory) const {
+  if (int(stack) >= config_.stack_count()) {
+    throw std::invalid_argument(std::string("stack must be encoder: ") + config_.architecture->name + " has one stack of layers, got " +
+                                stack_name(stack));
+  }
+  const int layers = config_.layers(stack);
+  if (layer < 0 || layer >= layers) {
+    throw std::invalid_argument("layer must be from 0 to " + std::to_string(layers - 1) + ", got " + std::to_string(layer));
   }
   if (input.rows() > config_.max_tokens()) {
     throw LimitError("input has " + std::to_string(input.rows()) + " rows, above the model's limit of " +
                      std::to_string(config_.max_tokens()) + " tokens");
   }
+  if (input.rows() < 1 || input.cols() != config_.hidden_size) {
+    throw std::invalid_argument("input is (" + std::to_string(input.rows()) + ", " + std::to_string(input.cols()) +
+                                "), expected (n_tokens, d_model = " + std::to_string(config_.hidden_size) + ") with n_tokens ≥ 1");
+  }
+  if (stack == Stack::cross) {
+    if (!memory) throw std::invalid_argument("a cross layer's trace reads the encoder's output: memory is missing");
+    check_memory(*memory, config_);
+  }
   check_ablation(ablation);
+  Pass p{.run = nullptr, .on_layer = {}, .ablation = ablation, .caches = nullptr, .stack = stack};
+  const int n = int(input.rows()), keys = stack == Stack::cross ? int(memory->rows()) : n;
+  AttentionInput in{.x_q = input.data(), .n_queries = n, .x_kv = stack == Stack::cross ? memory->data() : input.data(), .n_keys = keys,
+                    .ablation = layer_ablation(ablation, stack, size_t(layer))};
+  if (stack != Stack::cross) in.score_bias = relative_bias(size_t(n), size_t(n), p);
   AttentionTrace trace;
   try {
-    weights_.layers[size_t(layer)].attention.forward_into(input, trace, layer_ablation(ablation, size_t(layer)));
+    weights_.stacks[size_t(stack)].layers[size_t(layer)].attention.forward_into(in, trace);
   } catch (const OverflowError& e) {
-    throw OverflowError(layer_name(size_t(layer)) + ": " + e.what());
+    throw OverflowError(where(size_t(layer), p) + ": " + e.what());
   }
   return trace;
 }
@@ -530,6 +667,7 @@ Matrix Model::head_input(const float* hidden_row) const {
     if (!std::isfinite(hidden_row[i])) throw std::invalid_argument("hidden[" + std::to_string(i) + "] is not finite");
   }
   Matrix h = ConstMatrixMap(hidden_row, 1, Eigen::Index(d));  // (1, d)
+  if (config_.head_scale != 1) h *= config_.head_scale;  // T5's tied head: d_model^−½
   if (config_.lm_head() == LmHead::transformed) {  // dense, activation, norm
     Matrix t(1, Eigen::Index(d));
     const Buffer& dense = w[Weight::head_dense_w];
@@ -630,9 +768,8 @@ std::vector<double> Model::part_logits(const ResidualParts& r, int32_t token, in
 
 Matrix Model::lens(const ResidualParts& parts) const {
   Matrix rows = parts.residuals();
-  if (!weights_.weights[Weight::final_norm_w].empty()) {
-    norm(rows, rows, weights_.weights, Weight::final_norm_w, Weight::final_norm_b, "the logit lens", steps_.final_norm);
-  }
+  const WeightSet& w = weights_.stacks[size_t(Stack::encoder)].weights;
+  if (!w[Weight::final_norm_w].empty()) norm(rows, rows, w, Weight::final_norm_w, Weight::final_norm_b, "the logit lens", steps_.final_norm);
   return rows;
 }
 

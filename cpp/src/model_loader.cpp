@@ -9,10 +9,12 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <stdexcept>
 
 #include "json_limits.h"
 #include "multihead/parallel.h"
+#include "multihead/positions.h"
 
 namespace multihead {
 namespace {
@@ -48,7 +50,8 @@ struct ModelLoader::Slot {
 
 namespace {
 
-// A table rule matched to a file tensor: which rule, and its layer (-1 for whole-model weights).
+// A table rule matched to a file tensor: which rule, and its layer (-1 for a model's or a stack's
+// weight); the stack is the rule's.
 struct Match {
   const TensorRule* rule;
   int layer;
@@ -94,17 +97,20 @@ std::vector<std::pair<std::string, std::string>> candidate_names(const Architect
   return names;
 }
 
-// The rule of `part` that `name` matches, with its layer.
-std::optional<Match> find_rule(const ArchitectureSpec& spec, Part part, const std::string& name, int layers) {
-  for (const TensorRule& rule : spec.tensors) {
+// The rule of `part` that `name` matches, with its layer, among those that apply to the config.
+std::optional<Match> find_rule(const ModelConfig& config, Part part, const std::string& name) {
+  for (const TensorRule& rule : config.architecture->tensors) {
     int layer = -1;
-    if (rule.part == part && matches(rule.name, name, layer) && layer < layers) return Match{&rule, layer};
+    if (rule.part == part && applies(config, rule) && matches(rule.name, name, layer) && layer < config.layers(rule.stack)) {
+      return Match{&rule, layer};
+    }
   }
   return std::nullopt;
 }
 
-bool is_skipped(const ArchitectureSpec& spec, const std::string& name, int layers) {
-  for (const std::string& pattern : spec.skipped) {
+bool is_skipped(const ModelConfig& config, const std::string& name) {
+  const int layers = std::max(config.num_hidden_layers, config.num_decoder_layers);
+  for (const std::string& pattern : config.architecture->skipped) {
     int layer = -1;
     if (matches(pattern, name, layer) && layer < layers) return true;
   }
@@ -124,6 +130,7 @@ std::vector<int64_t> expected_shape(const ModelConfig& c, const TensorRule& r) {
     case Layout::interleaved_bias: return {fused};
     case Layout::interleaved_qkv: return {fused, rows};
     case Layout::vector: return {cols};
+    case Layout::row: return {1, cols};
     case Layout::embedding: return {rows, cols};
   }
   return {};
@@ -181,6 +188,7 @@ void route(const ModelConfig& config, WeightSet& set, const TensorRule& r, std::
       break;
     }
     case Layout::vector:
+    case Layout::row:
     case Layout::embedding: {
       Buffer& b = set[r.weight];
       segments = {{b.data.data(), b.rows * b.cols, b.halves.data()}};
@@ -196,18 +204,24 @@ bool keeps_bf16(Weight w) {
   return weight_kind(w).storage == Storage::packed || w == Weight::word_embeddings || w == Weight::lm_head;
 }
 
-// The (weight, layer) buffers a file keeps as bfloat16: those a BF16 tensor fills (layer -1 for
-// the whole model's).
-using HalfBuffers = std::set<std::pair<Weight, int>>;
+// The (weight, stack, layer) buffers a file keeps as bfloat16: those a BF16 tensor fills (layer
+// -1 for a model's or a stack's weight, stack encoder for a model's).
+using HalfBuffers = std::set<std::tuple<Weight, Stack, int>>;
+
+// The buffer key of weight `w` filled by rule `r` at `layer`.
+std::tuple<Weight, Stack, int> buffer_key(Weight w, const TensorRule& r, int layer) {
+  return {w, weight_kind(w).scope == Scope::model ? Stack::encoder : r.stack, layer};
+}
 
 // Bytes of every buffer of `weights`, as stored: 2 per value of a bfloat16 one, 4 of the others.
-double stored_bytes(const ModelConfig& c, const std::vector<Weight>& weights, const HalfBuffers& halves) {
+double stored_bytes(const ModelConfig& c, const std::vector<PlacedWeight>& weights, const HalfBuffers& halves) {
   double bytes = 0;
-  for (Weight w : weights) {
-    const WeightKind& k = weight_kind(w);
+  for (const PlacedWeight& w : weights) {
+    const WeightKind& k = weight_kind(w.weight);
     const double values = double(Buffer::floats(dim_size(c, k.rows), dim_size(c, k.cols), k.storage));
-    for (int l = k.scope == Scope::layer ? 0 : -1; l < (k.scope == Scope::layer ? c.num_hidden_layers : 0); ++l) {
-      bytes += values * (halves.count({w, l}) ? 2 : 4);
+    const bool per_layer = k.scope == Scope::layer;
+    for (int l = per_layer ? 0 : -1; l < (per_layer ? c.layers(w.stack) : 0); ++l) {
+      bytes += values * (halves.count({w.weight, w.stack, l}) ? 2 : 4);
     }
   }
   return bytes;
@@ -221,7 +235,7 @@ void check_bytes(const ModelConfig& c, bool head, const HalfBuffers& halves, con
     throw LimitError(label + ": the model's weights take " + gib_text(bytes) + " as stored (float32, or bfloat16 for a BF16 file's), " +
                      "above the limit of " + gib_text(double(kMaxModelBytes)));
   }
-  const double table = (halves.count({Weight::word_embeddings, -1}) ? 2.0 : 4.0) * double(c.vocab_size) * double(c.hidden_size);
+  const double table = (halves.count({Weight::word_embeddings, Stack::encoder, -1}) ? 2.0 : 4.0) * double(c.vocab_size) * double(c.hidden_size);
   if (table > double(kMaxBufferBytes)) {
     throw LimitError(label + ": the word embeddings (vocab_size " + std::to_string(c.vocab_size) + " × hidden_size " +
                      std::to_string(c.hidden_size) + ") take " + gib_text(table) +
@@ -255,10 +269,20 @@ void deinterleave(T* values, size_t heads, size_t block) {
   }
 }
 
-// Whether `name` is the alternate of a duplicate pair whose primary the file also has.
+// Whether `name` means the same as a tensor the file also has that comes before it among its
+// duplicates (the primary, then its alternates in the table's order): that one is read. Names in
+// the table are written after the prefix, and the other is looked for with the same prefix or none.
 bool is_redundant_duplicate(const ArchitectureSpec& spec, const SafetensorsHeader& header, const std::string& name) {
-  for (const auto& [alternate, primary] : spec.duplicates) {
-    if (name == alternate && header.contains(primary)) return true;
+  for (const auto& [prefix, candidate] : candidate_names(spec, name)) {
+    const auto present = [&, &prefix = prefix](const std::string& n) { return header.contains(prefix + n) || header.contains(n); };
+    for (size_t i = 0; i < spec.duplicates.size(); ++i) {
+      const auto& [alternate, primary] = spec.duplicates[i];
+      if (candidate != alternate) continue;
+      if (present(primary)) return true;
+      for (size_t j = 0; j < i; ++j) {
+        if (spec.duplicates[j].second == primary && present(spec.duplicates[j].first)) return true;
+      }
+    }
   }
   return false;
 }
@@ -285,22 +309,21 @@ struct Classified {
 
 Classified classify(const ModelConfig& config, const SafetensorsHeader& header, const std::string& name) {
   const ArchitectureSpec& spec = *config.architecture;
-  const int layers = config.num_hidden_layers;
   Classified c;
   if (is_redundant_duplicate(spec, header, name)) {
     c.skip = true;
     return c;
   }
   for (const auto& [prefix, candidate] : candidate_names(spec, name)) {
-    if (is_skipped(spec, candidate, layers)) {
+    if (is_skipped(config, candidate)) {
       c.skip = true;
       return c;
     }
-    if ((c.match = find_rule(spec, Part::body, candidate, layers))) {
+    if ((c.match = find_rule(config, Part::body, canonical_duplicate(spec, candidate)))) {
       c.prefix = prefix;
       return c;
     }
-    if ((c.match = find_rule(spec, Part::head, canonical_duplicate(spec, candidate), layers))) {
+    if ((c.match = find_rule(config, Part::head, canonical_duplicate(spec, candidate)))) {
       c.skip = tied_away(config, *c.match->rule);
       return c;
     }
@@ -331,32 +354,45 @@ void ModelLoader::fail(const std::string& message) {
 // uninitialized: every value is written before finish() hands out the model.
 void ModelLoader::allocate(bool head, const HalfBuffers& halves) {
   model_weights_ = std::make_unique<WeightSet>();
-  for (int l = 0; l < config_.num_hidden_layers; ++l) layer_weights_.push_back(std::make_unique<WeightSet>());
-  for (Weight w : model_weights(config_, head)) {
-    const WeightKind& k = weight_kind(w);
+  for (int s = 0; s < config_.stack_count(); ++s) {
+    stack_weights_[size_t(s)] = std::make_unique<WeightSet>();
+    for (int l = 0; l < config_.layers(Stack(s)); ++l) layer_weights_[size_t(s)].push_back(std::make_unique<WeightSet>());
+  }
+  for (const PlacedWeight& w : model_weights(config_, head)) {
+    const WeightKind& k = weight_kind(w.weight);
     const size_t rows = dim_size(config_, k.rows), cols = dim_size(config_, k.cols);
-    const auto make = [&](WeightSet& set, int layer) {
-      Buffer& b = set[w];
+    const bool per_layer = k.scope == Scope::layer;
+    for (int l = per_layer ? 0 : -1; l < (per_layer ? config_.layers(w.stack) : 0); ++l) {
+      Buffer& b = set_of(w.weight, w.stack, l)[w.weight];
       b.rows = rows;
       b.cols = cols;
       b.storage = k.storage;
-      if (halves.count({w, layer})) {
+      if (halves.count({w.weight, w.stack, l})) {
         b.halves.resize(Buffer::floats(rows, cols, k.storage));
       } else {
         b.data.resize(Buffer::floats(rows, cols, k.storage));
       }
-    };
-    if (k.scope == Scope::model) {
-      make(*model_weights_, -1);
-    } else {
-      for (size_t l = 0; l < layer_weights_.size(); ++l) make(*layer_weights_[l], int(l));
+    }
+  }
+  if (config_.architecture->positions == Positions::sinusoidal) {  // no tensor fills these: computed now
+    for (int s = 0; s < std::min(config_.stack_count(), 2); ++s) {
+      Buffer& b = (*stack_weights_[size_t(s)])[Weight::position_embeddings];
+      sinusoidal_positions(int(b.rows), int(b.cols), b.data.data());
     }
   }
 }
 
+WeightSet& ModelLoader::set_of(Weight w, Stack stack, int layer) {
+  switch (weight_kind(w).scope) {
+    case Scope::model: return *model_weights_;
+    case Scope::stack: return *stack_weights_[size_t(stack)];
+    case Scope::layer: return *layer_weights_[size_t(stack)][size_t(layer)];
+  }
+  throw std::logic_error("a weight of no scope");
+}
+
 void ModelLoader::plan(const SafetensorsHeader& header) {
   const ArchitectureSpec& spec = *config_.architecture;
-  const int layers = config_.num_hidden_layers;
   std::vector<Assigned> assigned;
   std::map<std::pair<const TensorRule*, int>, const std::string*> seen;
   std::string prefix;  // the body's prefix as this file writes it, for missing-tensor messages
@@ -373,7 +409,9 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
       continue;
     }
     if (!c.match) {
-      fail("tensor '" + shortened(name) + "' is not a weight of a " + std::to_string(layers) + "-layer " + spec.model_type + " model");
+      const std::string layers = std::to_string(config_.num_hidden_layers) +
+                                 (spec.encoder_decoder() ? " + " + std::to_string(config_.num_decoder_layers) : "");
+      fail("tensor '" + shortened(name) + "' is not a weight of a " + layers + "-layer " + spec.model_type + " model");
     }
     const auto [it, fresh] = seen.emplace(std::make_pair(c.match->rule, c.match->layer), &name);
     if (!fresh) fail("tensors '" + shortened(*it->second) + "' and '" + shortened(name) + "' are the same weight");
@@ -393,9 +431,9 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
   // The body's tensors must all be there, but the optional ones; the head's all or none.
   const bool head = config_.lm_head() == LmHead::tied || head_tensors > 0;  // a tied head is the word embeddings: always there
   for (const TensorRule& r : spec.tensors) {
-    if (r.optional || (r.part == Part::head && !head) || tied_away(config_, r)) continue;
+    if (r.optional || (r.part == Part::head && !head) || tied_away(config_, r) || !applies(config_, r)) continue;
     const bool per_layer = r.name.find("{}") != std::string::npos;
-    for (int l = per_layer ? 0 : -1; l < (per_layer ? layers : 0); ++l) {
+    for (int l = per_layer ? 0 : -1; l < (per_layer ? config_.layers(r.stack) : 0); ++l) {
       if (seen.count({&r, l})) continue;
       fail("the file has no tensor '" + shortened(full_name(r, l, prefix)) + "'" +
            (r.part == Part::head ? " (it has other tensors of the language-model head)" : ""));
@@ -406,7 +444,7 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
   for (const Assigned& a : assigned) {
     if (a.info->dtype != "BF16") continue;
     for (Weight w : filled_weights(*a.match.rule)) {
-      if (keeps_bf16(w)) halves.insert({w, a.match.layer});
+      if (keeps_bf16(w)) halves.insert(buffer_key(w, *a.match.rule, a.match.layer));
     }
   }
   check_bytes(config_, head, halves, label_);
@@ -414,12 +452,14 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
   weight_bytes_ = size_t(stored_bytes(config_, model_weights(config_, head), halves));
   // An optional tensor the file lacks leaves its buffer zero.
   for (const TensorRule& r : spec.tensors) {
-    if (!r.optional) continue;
+    if (!r.optional || !applies(config_, r) || (r.part == Part::head && !head)) continue;
     const bool per_layer = r.name.find("{}") != std::string::npos;
-    for (int l = per_layer ? 0 : -1; l < (per_layer ? layers : 0); ++l) {
+    for (int l = per_layer ? 0 : -1; l < (per_layer ? config_.layers(r.stack) : 0); ++l) {
       if (seen.count({&r, l})) continue;
-      WeightSet& set = l < 0 ? *model_weights_ : *layer_weights_[size_t(l)];
-      for (Weight w : filled_weights(r)) std::fill(set[w].data.begin(), set[w].data.end(), 0.0f);
+      for (Weight w : filled_weights(r)) {
+        Buffer& b = set_of(w, r.stack, l)[w];
+        std::fill(b.data.begin(), b.data.end(), 0.0f);
+      }
     }
   }
   size_t staging = 0, staging_halves = 0;
@@ -430,12 +470,12 @@ void ModelLoader::plan(const SafetensorsHeader& header) {
     slot.end = a.info->end;
     slot.width = dtype_bytes(a.info->dtype);
     slot.bfloat = a.info->dtype == "BF16";
-    slot.keep_bf16 = halves.count({filled_weights(*a.match.rule)[0], a.match.layer}) > 0;
+    slot.keep_bf16 = halves.count(buffer_key(filled_weights(*a.match.rule)[0], *a.match.rule, a.match.layer)) > 0;
     slot.plus_one = spec.norm == Norm::rms_norm_one_plus && is_norm_weight(a.match.rule->weight);
     if (a.match.rule->weight == Weight::word_embeddings && spec.embedding_scale == EmbeddingScale::sqrt_hidden) {
       config_.embedding_scale = embedding_scale(size_t(config_.hidden_size), a.info->dtype);
     }
-    route(config_, a.match.layer < 0 ? *model_weights_ : *layer_weights_[size_t(a.match.layer)], *a.match.rule, slot.segments, slot.packs);
+    route(config_, set_of(a.match.rule->weight, a.match.rule->stack, a.match.layer), *a.match.rule, slot.segments, slot.packs);
     if (a.match.rule->layout == Layout::interleaved_qkv) {
       slot.heads = size_t(config_.num_attention_heads);
       slot.head_dim = size_t(config_.head_dim);
@@ -608,30 +648,35 @@ Model ModelLoader::finish() {
   ModelWeights weights;
   weights.weights = std::move(*model_weights_);
   weights.has_lm_head = has_lm_head_;
-  for (size_t l = 0; l < layer_weights_.size(); ++l) {
-    auto& set = layer_weights_[l];
-    // The attention's buffers move into its layer; the rest stay in the set.
-    const auto packed = [&](Weight w) {
-      Buffer& b = (*set)[w];
-      PackedMatrix m;
-      m.rows = b.rows;
-      m.cols = b.cols;
-      m.data = std::move(b.data);
-      m.bf16 = std::move(b.halves);
-      return m;
-    };
-    const auto vector = [&](Weight w) {
-      Buffer& b = (*set)[w];
-      Vector v = Eigen::Map<const Vector>(b.data.data(), Eigen::Index(b.data.size()));
-      UninitializedFloats().swap(b.data);
-      return v;
-    };
-    PackedAttentionWeights attention{packed(Weight::wq), packed(Weight::wk), packed(Weight::wv), packed(Weight::wo),
-                                     vector(Weight::bq), vector(Weight::bk), vector(Weight::bv), vector(Weight::bo)};
-    weights.layers.push_back(LayerWeights{MultiHeadAttention(config_.attention(int(l)), std::move(attention)), std::move(*set)});
+  for (size_t s = 0; s < size_t(config_.stack_count()); ++s) {
+    StackWeights& stack = weights.stacks[s];
+    stack.weights = std::move(*stack_weights_[s]);
+    for (size_t l = 0; l < layer_weights_[s].size(); ++l) {
+      auto& set = layer_weights_[s][l];
+      // The attention's buffers move into its layer; the rest stay in the set.
+      const auto packed = [&](Weight w) {
+        Buffer& b = (*set)[w];
+        PackedMatrix m;
+        m.rows = b.rows;
+        m.cols = b.cols;
+        m.data = std::move(b.data);
+        m.bf16 = std::move(b.halves);
+        return m;
+      };
+      const auto vector = [&](Weight w) {
+        Buffer& b = (*set)[w];
+        Vector v = Eigen::Map<const Vector>(b.data.data(), Eigen::Index(b.data.size()));
+        UninitializedFloats().swap(b.data);
+        return v;
+      };
+      PackedAttentionWeights attention{packed(Weight::wq), packed(Weight::wk), packed(Weight::wv), packed(Weight::wo),
+                                       vector(Weight::bq), vector(Weight::bk), vector(Weight::bv), vector(Weight::bo)};
+      stack.layers.push_back(LayerWeights{MultiHeadAttention(config_.attention(Stack(s), int(l)), std::move(attention)), std::move(*set)});
+    }
   }
   model_weights_.reset();
-  layer_weights_.clear();
+  for (auto& stack : stack_weights_) stack.reset();
+  for (auto& layers : layer_weights_) layers.clear();
   return Model(config_, std::move(weights));
 }
 

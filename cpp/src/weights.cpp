@@ -14,12 +14,13 @@ using W = Weight;
 
 constexpr WeightKind kWeightKinds[] = {
     {W::word_embeddings, "word_embeddings", Scope::model, D::vocab, D::model, S::plain},  // also a tied LM head's decoder
-    {W::position_embeddings, "position_embeddings", Scope::model, D::positions, D::model, S::plain},
-    {W::token_type_embeddings, "token_type_embeddings", Scope::model, D::types, D::model, S::plain},
-    {W::embeddings_norm_w, "the embeddings' norm weight", Scope::model, D::one, D::model, S::plain},
-    {W::embeddings_norm_b, "the embeddings' norm bias", Scope::model, D::one, D::model, S::plain},
-    {W::final_norm_w, "the final norm weight", Scope::model, D::one, D::model, S::plain},
-    {W::final_norm_b, "the final norm bias", Scope::model, D::one, D::model, S::plain},
+    {W::position_embeddings, "position_embeddings", Scope::stack, D::positions, D::model, S::plain},
+    {W::token_type_embeddings, "token_type_embeddings", Scope::stack, D::types, D::model, S::plain},
+    {W::embeddings_norm_w, "the embeddings' norm weight", Scope::stack, D::one, D::model, S::plain},
+    {W::embeddings_norm_b, "the embeddings' norm bias", Scope::stack, D::one, D::model, S::plain},
+    {W::final_norm_w, "the final norm weight", Scope::stack, D::one, D::model, S::plain},
+    {W::final_norm_b, "the final norm bias", Scope::stack, D::one, D::model, S::plain},
+    {W::relative_bias, "the relative position bias", Scope::stack, D::buckets, D::heads, S::plain},
     {W::head_dense_w, "the LM head's dense weight", Scope::model, D::model, D::model, S::packed},
     {W::head_dense_b, "the LM head's dense bias", Scope::model, D::one, D::model, S::plain},
     {W::head_norm_w, "the LM head's norm weight", Scope::model, D::one, D::model, S::plain},
@@ -69,8 +70,19 @@ size_t dim_size(const ModelConfig& c, Dim d) {
     case Dim::q_width: return size_t(c.num_attention_heads) * size_t(c.head_dim);
     case Dim::kv_width: return size_t(c.num_key_value_heads) * size_t(c.head_dim);
     case Dim::head: return size_t(c.head_dim);
+    case Dim::heads: return size_t(c.num_attention_heads);
+    case Dim::buckets: return size_t(c.relative_buckets);
   }
   return 0;
+}
+
+const char* stack_name(Stack s) {
+  switch (s) {
+    case Stack::encoder: return "encoder";
+    case Stack::decoder: return "decoder";
+    case Stack::cross: return "cross";
+  }
+  return "";
 }
 
 bool is_norm_weight(Weight w) {

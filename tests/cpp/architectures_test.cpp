@@ -163,7 +163,7 @@ TEST_P(Architectures, LayerTraceRecomputesWhatTheHookSaw) {
   for (const std::vector<Ablation>& heads : {std::vector<Ablation>{}, ablation}) {
     const CollectedRun run = run_collecting(model, {5, 6, 7, 8}, heads);
     for (int l = 0; l < 2; ++l) {
-      const AttentionTrace t = model.layer_trace(l, run.run.inputs[size_t(l)], heads);
+      const AttentionTrace t = model.layer_trace(Stack::encoder, l, run.run.inputs[size_t(l)], heads);
       const AttentionTrace& hook = run.layers[size_t(l)];
       EXPECT_EQ(t.weights, hook.weights);
       EXPECT_EQ(t.scores, hook.scores);

@@ -12,7 +12,6 @@
 
 #include "fixture_compare.h"
 #include "fixture_files.h"
-#include "multihead/model_loader.h"
 
 namespace multihead::testing {
 namespace {
@@ -25,15 +24,6 @@ std::vector<std::string> fixture_cases() {
     for (const std::string& c : subfolders(kCheckpoints + checkpoint + "/cases")) cases.push_back(checkpoint + "/" + c);
   }
   return cases;
-}
-
-Model load_streaming(const std::string& folder) {
-  const std::vector<uint8_t> config = read_file(folder + "/config.json");
-  const std::vector<uint8_t> bytes = read_file(folder + "/model.safetensors");
-  const size_t start = SafetensorsHeader(bytes.data(), bytes.size()).data_start();
-  ModelLoader loader(parse_model_config(std::string(config.begin(), config.end())), SafetensorsHeader(bytes.data(), start));
-  for (size_t at = start; at < bytes.size(); at += 4096) loader.write(bytes.data() + at, std::min<size_t>(4096, bytes.size() - at));
-  return loader.finish();
 }
 
 class CheckpointFixture : public ::testing::TestWithParam<std::string> {};

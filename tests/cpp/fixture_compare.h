@@ -69,10 +69,4 @@ inline void expect_matches_fixture(const Model& model, const std::string& dir, c
               kernels::active_kernels().name, attention_diff, inputs_diff, hidden_diff, logits_diff);
 }
 
-// A test name from a fixture path: "gpt2-new/repeated" → "gpt2_new_repeated".
-inline std::string test_name(std::string name) {
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-  return name;
-}
-
 }  // namespace multihead::testing

@@ -1,9 +1,11 @@
 // Test helper: reading the PyTorch fixture files (tests/fixtures/…): whole files, raw
 // little-endian arrays checked against their expected length, a case.txt's integer fields, the
-// sorted subfolders of a folder (one per case or checkpoint), and a checkpoint folder's model.
+// sorted subfolders of a folder (one per case or checkpoint), and a checkpoint folder's model,
+// read whole or streamed.
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +19,7 @@
 
 #include "multihead/config.h"
 #include "multihead/model.h"
+#include "multihead/model_loader.h"
 #include "multihead/safetensors.h"
 
 namespace multihead::testing {
@@ -71,6 +74,22 @@ inline ModelConfig read_config(const std::string& folder) {
 // The model a checkpoint folder holds: its config.json and model.safetensors, read whole.
 inline Model load_model(const std::string& folder) {
   return Model(read_config(folder), SafetensorsFile(read_file(folder + "/model.safetensors")));
+}
+
+// The same model through ModelLoader, its header first, then its data in 4 KiB chunks, as a
+// download streams it.
+inline Model load_streaming(const std::string& folder) {
+  const std::vector<uint8_t> bytes = read_file(folder + "/model.safetensors");
+  const size_t start = SafetensorsHeader(bytes.data(), bytes.size()).data_start();
+  ModelLoader loader(read_config(folder), SafetensorsHeader(bytes.data(), start));
+  for (size_t at = start; at < bytes.size(); at += 4096) loader.write(bytes.data() + at, std::min<size_t>(4096, bytes.size() - at));
+  return loader.finish();
+}
+
+// A test name from a fixture path: "gpt2-new/repeated" → "gpt2_new_repeated".
+inline std::string test_name(std::string name) {
+  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  return name;
 }
 
 }  // namespace multihead::testing

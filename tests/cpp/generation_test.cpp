@@ -54,14 +54,14 @@ TEST_P(GenerationTest, EachStepIsTheLastRowOfAWholeRun) {
   // The prefill is the whole run over the prompt.
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + kPrompt);
   std::vector<AttentionTrace> prefilled;
-  model.extend(prompt, caches, [&](int, const AttentionTrace& t) { prefilled.push_back(t); });
+  model.extend(prompt, caches, [&](Stack, int, const AttentionTrace& t) { prefilled.push_back(t); });
   const CollectedRun whole_prompt = run_collecting(model, prompt);
   for (size_t l = 0; l < prefilled.size(); ++l) {
     EXPECT_EQ(prefilled[l].weights, whole_prompt.layers[l].weights) << "layer " << l;
   }
   for (int n = kPrompt + 1; n <= kTokens; ++n) {
     std::vector<AttentionTrace> step;
-    const ModelRun out = model.extend({ids[size_t(n - 1)]}, caches, [&](int, const AttentionTrace& t) { step.push_back(t); });
+    const ModelRun out = model.extend({ids[size_t(n - 1)]}, caches, [&](Stack, int, const AttentionTrace& t) { step.push_back(t); });
     ASSERT_EQ(caches.front().length, n);
     const CollectedRun whole = run_collecting(model, std::vector<int32_t>(ids.begin(), ids.begin() + n));
     for (size_t l = 0; l < step.size(); ++l) {

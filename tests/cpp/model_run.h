@@ -17,7 +17,7 @@ struct CollectedRun {
 inline CollectedRun run_collecting(const Model& model, const std::vector<int32_t>& ids,
                                    const std::vector<Ablation>& ablation = {}) {
   CollectedRun out;
-  out.run = model.run(ids, [&](int, const AttentionTrace& t) {
+  out.run = model.run(ids, [&](Stack, int, const AttentionTrace& t) {
     out.layers.push_back(t);
     out.buffers.push_back(t.weights.data());
   }, ablation);

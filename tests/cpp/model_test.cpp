@@ -191,14 +191,14 @@ TEST(ModelErrors, BadIdsAndLayersAreRefusedBeforeComputing) {
   EXPECT_EQ(message_of<std::invalid_argument>([&] { model.run({2, 50, 3}); }), "ids[1] is 50, outside the vocabulary 0 to 49");
   EXPECT_EQ(message_of<LimitError>([&] { model.run(std::vector<int32_t>(13, 1)); }),
             "ids has 13 tokens, above the model's limit of 12 (max_position_embeddings = 12)");
-  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(2, Matrix::Zero(3, 16)); }), "layer must be from 0 to 1, got 2");
-  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(0, Matrix::Zero(3, 15)); }), "x has 45 values, expected n_tokens × d_model = 3 × 16 = 48");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(Stack::encoder, 2, Matrix::Zero(3, 16)); }), "layer must be from 0 to 1, got 2");
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(Stack::encoder, 0, Matrix::Zero(3, 15)); }), "input is (3, 15), expected (n_tokens, d_model = 16) with n_tokens ≥ 1");
   EXPECT_EQ(message_of<std::invalid_argument>([&] { model.run({2, 3}, {}, std::vector<Ablation>(7, Ablation::zero)); }),
             "ablation has 7 entries, expected none or layers × heads = 8");
   std::vector<Ablation> bad(8, Ablation::none);
   bad[5] = Ablation(3);
   EXPECT_EQ(message_of<std::invalid_argument>([&] { model.run({2, 3}, {}, bad); }), "ablation[5] is 3, not 0 (none), 1 (zero) or 2 (mean)");
-  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(0, Matrix::Zero(3, 16), bad); }),
+  EXPECT_EQ(message_of<std::invalid_argument>([&] { model.layer_trace(Stack::encoder, 0, Matrix::Zero(3, 16), bad); }),
             "ablation[5] is 3, not 0 (none), 1 (zero) or 2 (mean)");
 }
 

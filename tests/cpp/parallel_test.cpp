@@ -295,12 +295,12 @@ TEST(ParallelModel, EveryThreadCountGivesTheSameLayersHiddenStatesAndLogits) {
     std::vector<int32_t> ids;
     for (int i = 0; i < 90; ++i) ids.push_back((i * 37 + 11) % 5000);
     std::vector<std::vector<float>> weights;
-    const ModelRun one = model.run(ids, [&](int, const AttentionTrace& t) { weights.push_back(t.weights); });
+    const ModelRun one = model.run(ids, [&](Stack, int, const AttentionTrace& t) { weights.push_back(t.weights); });
     const std::vector<float> logits = model.logits(one.hidden.data() + 5 * 64);
     for (int t = 2; t <= kMostThreads; ++t) {
       Threads threads(t);
       size_t layer = 0;
-      const ModelRun many = model.run(ids, [&](int, const AttentionTrace& tr) {
+      const ModelRun many = model.run(ids, [&](Stack, int, const AttentionTrace& tr) {
         EXPECT_TRUE(same_bits(tr.weights, weights[layer])) << c.name << " layer " << layer << ", " << t << " threads";
         ++layer;
       });

@@ -109,7 +109,7 @@ TEST(RotaryConfig, TieWordEmbeddingsChoosesTheHead) {
 TEST(RotaryConfig, MistralsSlidingWindowIsEveryLayersAndDefaultsTo4096) {
   const ModelConfig c = parse_model_config(llama_json(R"("sliding_window": 512, "num_hidden_layers": 3)", "mistral"));
   EXPECT_EQ(c.windows, std::vector<int>({512, 512, 512}));
-  EXPECT_EQ(c.attention(2).window, 512);
+  EXPECT_EQ(c.attention(Stack::encoder, 2).window, 512);
   EXPECT_EQ(parse_model_config(llama_json(R"("sliding_window": null)", "mistral")).window(0), 0);  // v0.2 and later: none
   nlohmann::json absent = nlohmann::json::parse(llama_json("", "mistral"));
   absent.erase("num_key_value_heads");
@@ -139,13 +139,13 @@ TEST(RotaryConfig, Gemma3_270mSlidesOver512KeysButInLayers5_11And17) {
   for (int l = 0; l < 18; ++l) EXPECT_EQ(c.window(l), l == 5 || l == 11 || l == 17 ? 0 : 512) << l;
   EXPECT_DOUBLE_EQ(c.rope_of(0).theta, 10000);    // sliding: rope_local_base_freq
   EXPECT_DOUBLE_EQ(c.rope_of(5).theta, 1000000);  // full: rope_theta
-  EXPECT_DOUBLE_EQ(c.attention(0).scale, 1.0 / 16);  // query_pre_attn_scalar^−½
-  EXPECT_EQ(c.attention(0).softcap, 0);
+  EXPECT_DOUBLE_EQ(c.attention(Stack::encoder, 0).scale, 1.0 / 16);  // query_pre_attn_scalar^−½
+  EXPECT_EQ(c.attention(Stack::encoder, 0).softcap, 0);
   EXPECT_EQ(c.logit_softcap, 0);
   EXPECT_EQ(c.activation, Activation::gelu_tanh);
   EXPECT_EQ(c.lm_head(), LmHead::tied);  // Gemma3TextConfig's default
-  EXPECT_EQ(c.attention(0).n_kv_heads, 1);
-  EXPECT_EQ(c.attention(0).n_heads * c.attention(0).d_head, 1024);  // not hidden_size (640)
+  EXPECT_EQ(c.attention(Stack::encoder, 0).n_kv_heads, 1);
+  EXPECT_EQ(c.attention(Stack::encoder, 0).n_heads * c.attention(Stack::encoder, 0).d_head, 1024);  // not hidden_size (640)
 }
 
 TEST(RotaryConfig, GemmaLayerTypesAndTheV5NestedRopeParameters) {
@@ -160,7 +160,7 @@ TEST(RotaryConfig, GemmaLayerTypesAndTheV5NestedRopeParameters) {
   EXPECT_DOUBLE_EQ(c.rope_of(0).factor, 8);
   EXPECT_EQ(c.rope_of(1).scaling, RopeScaling::none);
   EXPECT_DOUBLE_EQ(c.rope_of(1).theta, 10000);
-  EXPECT_DOUBLE_EQ(c.attention(1).softcap, 50);
+  EXPECT_DOUBLE_EQ(c.attention(Stack::encoder, 1).softcap, 50);
   EXPECT_DOUBLE_EQ(c.logit_softcap, 30);
   // An older config's sliding_window_pattern: every third layer full.
   EXPECT_EQ(parse_model_config(gemma_json(R"("num_hidden_layers": 4, "sliding_window_pattern": 3)")).windows,
@@ -214,7 +214,7 @@ TEST(RotaryConfigErrors, BadValuesAreNamed) {
   EXPECT_EQ(parse_error(llama_json(R"("head_dim": 100000)")), "config.json: head_dim must be from 1 to 4096, got 100000");
   EXPECT_EQ(parse_error(llama_json(R"("max_position_embeddings": 100000000)")),
             "config.json: max_position_embeddings must be from 1 to 16777216, got 100000000");
-  EXPECT_EQ(parse_error(llama_json(R"("hidden_act": "relu")")).substr(0, 42), "config.json: hidden_act must be one of \"ge");
+  EXPECT_EQ(parse_error(llama_json(R"("hidden_act": "quick_gelu")")).substr(0, 42), "config.json: hidden_act must be one of \"ge");
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ function fakeHub(options = {}) {
       'multihead-test/roberta': { folder: join(CHECKPOINTS, 'roberta') },
       'org/gated': { status: 401 },
       'multihead-test/bin-only': { files: { 'config.json': fixtureFiles.config, 'tokenizer.json': fixtureFiles.tokenizer, 'pytorch_model.bin': 'weights' } },
-      'multihead-test/t5': { files: { 'config.json': '{"model_type":"t5"}', 'tokenizer.json': fixtureFiles.tokenizer, 'model.safetensors': fixtureFiles.weights } },
+      'multihead-test/xlnet': { files: { 'config.json': '{"model_type":"xlnet"}', 'tokenizer.json': fixtureFiles.tokenizer, 'model.safetensors': fixtureFiles.weights } },
     },
     ...options,
   });
@@ -245,7 +245,7 @@ test('the Hub\'s errors are plain messages on the page, and the model on screen 
     ['multihead-test/nope', /'multihead-test\/nope'.*404/],
     ['org/gated', /^Could not load org\/gated: the model 'org\/gated' is gated or private \(HTTP 401.*multihead can only load public models/],
     ['multihead-test/bin-only', /no model\.safetensors.*pytorch_model\.bin/],
-    ['multihead-test/t5', /model_type "t5" is not supported; supported model types are bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text/],
+    ['multihead-test/xlnet', /model_type "xlnet" is not supported; supported model types are bart, bert, distilbert, gemma3_text, gpt2, gpt_neox, llama, marian, mistral, qwen2, qwen3, roberta, t5/],
   ];
   for (const [id, message] of cases) {
     await loadId(page, id);

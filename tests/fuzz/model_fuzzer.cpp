@@ -22,12 +22,12 @@ void run_and_check(const multihead::Model& model, const std::vector<int32_t>& id
   const multihead::ModelConfig& c = model.config();
   const size_t n = ids.size();
   int layers = 0;
-  const multihead::ModelRun r = model.run(ids, [&](int l, const multihead::AttentionTrace& t) {
+  const multihead::ModelRun r = model.run(ids, [&](multihead::Stack, int l, const multihead::AttentionTrace& t) {
     if (l != layers++ || t.weights.size() != size_t(c.num_attention_heads) * n * n) std::abort();
   });
   if (layers != c.num_hidden_layers || r.inputs.size() != size_t(layers)) std::abort();
   if (r.hidden.rows() != Eigen::Index(n) || r.hidden.cols() != c.hidden_size) std::abort();
-  if (model.layer_trace(layers - 1, r.inputs.back()).weights.size() != size_t(c.num_attention_heads) * n * n) std::abort();
+  if (model.layer_trace(multihead::Stack::encoder, layers - 1, r.inputs.back()).weights.size() != size_t(c.num_attention_heads) * n * n) std::abort();
   if (model.has_lm_head() && model.logits(r.hidden.data()).size() != size_t(c.vocab_size)) std::abort();
 }
 

@@ -5,7 +5,8 @@
 // the config parser reads config.json through its fields.
 //
 // Each architecture is one file in cpp/src/architectures/, written with designated initialisers,
-// and one line in that folder's registry.cpp. Nothing here runs a layer or reads a file.
+// defining a function of the file's name (registry.cpp lists them). Nothing here runs a layer or
+// reads a file.
 #pragma once
 
 #include <string>
@@ -18,7 +19,15 @@ namespace multihead {
 
 struct ModelConfig;
 
-// Where a block's two norms sit.
+// How many stacks of layers the model has (weights.h's Stack).
+enum class Stacks {
+  one,              // the encoder alone (BERT) or the decoder alone (GPT-2): Stack::encoder
+  encoder_decoder,  // a bidirectional encoder over the source, and a causal decoder over the target whose
+                    // blocks add a cross-attention over the encoder's output after their self-attention (T5)
+};
+
+// Where a block's two norms sit. A decoder block's cross-attention sits between its
+// self-attention and its MLP, with its own norm placed as the others are.
 enum class Block {
   post_norm,  // x = norm1(x + attention(x)); x = norm2(x + mlp(x)): the BERT family
   pre_norm,   // x = x + attention(norm1(x)); x = x + mlp(norm2(x)); a final norm after the last block: GPT-2
@@ -30,7 +39,7 @@ enum class Block {
 
 enum class Norm {
   layer_norm,  // (x − mean)/√(variance + eps)·weight + bias
-  rms_norm,    // x/√(mean(x²) + eps)·weight: Llama's RMSNorm, no bias
+  rms_norm,    // x/√(mean(x²) + eps)·weight: Llama's RMSNorm, T5's LayerNorm, no bias
   rms_norm_one_plus,  // x/√(mean(x²) + eps)·(1 + weight): Gemma's, every norm of the model (1 is added as it loads)
 };
 
@@ -40,12 +49,15 @@ enum class Mlp {
 };
 
 // The MLP's activation: exact erf GELU (BERT's "gelu"), the tanh approximation (GPT-2's
-// "gelu_new", Gemma's "gelu_pytorch_tanh") or SiLU, x·σ(x) (Llama's "silu").
-enum class Activation { gelu_erf, gelu_tanh, silu };
+// "gelu_new", Gemma's "gelu_pytorch_tanh"), SiLU, x·σ(x) (Llama's "silu", Marian's "swish"), or
+// max(x, 0) (T5's "relu").
+enum class Activation { gelu_erf, gelu_tanh, silu, relu };
 
 enum class Positions {
   learned,  // a row of position_embeddings per position, from config's position_offset
   rotary,   // no table: the queries and keys are rotated by position (RoPE, rope.h)
+  sinusoidal,  // a table computed, not stored: sin in the first half of the width, cos in the second (Marian)
+  relative,    // no table: each head's scores get a learned bias by the bucket of key − query (T5, positions.h)
 };
 
 enum class Mask { bidirectional, causal };  // causal: a token sees itself and the tokens before it
@@ -62,6 +74,13 @@ enum class Windows {
 enum class EmbeddingScale {
   none,
   sqrt_hidden,  // √hidden_size, rounded to the stored dtype of the embeddings as transformers does (Gemma)
+  from_config,  // √hidden_size when config.json's scale_embedding is true (BART, Marian)
+};
+
+// What the last hidden state is multiplied by before the LM head.
+enum class HeadScale {
+  none,
+  rsqrt_hidden_when_tied,  // hidden_size^−½ when the head is the word embeddings (T5)
 };
 
 enum class LmHead {
@@ -84,6 +103,7 @@ enum class Layout {
                      // query_key_value: row h·3·dh + t·dh + j, t = 0, 1, 2): into wq, wk and wv
   interleaved_bias,  // (3·h·dh) in the same order: into bq, bk and bv
   vector,      // (n): the buffer as it is
+  row,         // (1, n): a vector stored as one row (BART's final_logits_bias)
   embedding,   // (rows, d): the table as it is
 };
 
@@ -91,15 +111,22 @@ enum class Layout {
 // own tensors, all present or none (the file then has no head).
 enum class Part { body, head };
 
+// Which configurations a rule applies to: every one, or those whose MLP is of one kind (T5's
+// feed_forward_proj makes it dense, wi, or gated, wi_0 and wi_1).
+enum class When { always, dense_mlp, gated_mlp };
+
 // One row of an architecture's table. `name` is the Hugging Face name after the prefix, with "{}"
 // where a layer number goes. The tensor's shape in the file follows from its weight's shape
-// (weights.h) and its layout. An optional tensor may be absent: its buffer is then zeros.
+// (weights.h) and its layout. An optional tensor may be absent: its buffer is then zeros. A stack's
+// or a layer's weight belongs to `stack`.
 struct TensorRule {
   std::string name;
   Weight weight;  // for the fused layouts, the first of the three it fills (wq, bq): see filled_weights
   Layout layout;
   Part part = Part::body;
   bool optional = false;
+  Stack stack = Stack::encoder;
+  When when = When::always;
 };
 
 // Where config.json keeps one integer of ModelConfig, and its default.
@@ -116,6 +143,7 @@ struct IntField {
 
 constexpr int kSameAsHeads = -3;      // num_key_value_heads: absent or null means num_attention_heads
 constexpr int kHiddenOverHeads = -4;  // head_dim: absent or null means hidden_size / num_attention_heads
+constexpr int kSameAsLayers = -5;     // T5's num_decoder_layers: absent or null means num_layers
 
 // Where config.json keeps the rotary positions' settings, besides rope_scaling / rope_parameters.
 struct RopeFields {
@@ -153,6 +181,16 @@ struct ConfigFields {
   // Soft caps, cap·tanh(x/cap), on the scores and on the logits (Gemma): attn_logit_softcapping and
   // final_logit_softcapping, null for none. Without this, the architecture has none.
   bool softcaps = false;
+  bool unscaled_scores = false;  // the scores are Q·Kᵀ, without 1/√head_dim (T5)
+  // A fixed first row of the position table, whose rows the table adds to max_position_embeddings
+  // (BART reads row position + 2).
+  int position_offset = 0;
+  // T5's feed_forward_proj ("relu", "gated-gelu", ...): the MLP's kind and activation, read
+  // instead of `activation` when set.
+  const char* feed_forward_proj = nullptr;
+  // Pairs of config.json fields that must hold the same value where both are given (BART's
+  // encoder_attention_heads and decoder_attention_heads): the engine has one of each size.
+  std::vector<std::pair<const char*, const char*>> equal;
 };
 
 struct ArchitectureSpec {
@@ -167,17 +205,23 @@ struct ArchitectureSpec {
   Windows windows = Windows::none;
   EmbeddingScale embedding_scale = EmbeddingScale::none;
   HeadActivation head_activation = HeadActivation::as_mlp;
+  Stacks stacks = Stacks::one;
+  HeadScale head_scale = HeadScale::none;
   ConfigFields config;
   std::vector<std::string> prefixes;                         // accepted before every body name, e.g. "bert."
   std::vector<std::pair<std::string, std::string>> aliases;  // legacy name ending → current ending
   std::vector<TensorRule> tensors;                           // the body, then the LM head's own tensors
-  // Tensors in the file that mean the same as another (present or not): read the first one given.
+  // Tensors in the file that mean the same as another (present or not), as {alternate, primary},
+  // names after the prefix: of those the file has, the primary is read, or else the first
+  // alternate listed (T5 files keep the shared embeddings as shared, encoder.embed_tokens or
+  // decoder.embed_tokens, some of them several).
   std::vector<std::pair<std::string, std::string>> duplicates;
   std::vector<std::string> skipped;  // buffers and tied weights, ignored whatever their dtype
   std::string no_head_message;       // what the file lacks when it has no LM head
 
   // Whether the table fills `w` (for the body or, with the head, for its own tensors).
   bool has(Weight w, bool with_head = true) const;
+  bool encoder_decoder() const { return stacks == Stacks::encoder_decoder; }
 };
 
 // The weights a rule fills: its own, or a fused layout's three (wq, wk, wv or bq, bk, bv).

@@ -84,6 +84,9 @@ struct AttentionConfig {
   int window = 0;       // with causal: a query at position p sees only keys p − window + 1 … p (0: all)
   double scale = 0;     // the scores' factor: 0 for 1/√d_head (Gemma 3 reads query_pre_attn_scalar^−½)
   double softcap = 0;   // scores become softcap·tanh(score/softcap) after scaling (Gemma 2's); 0 for none
+  // The queries are a causal sequence though no key is masked (a decoder's cross-attention): a
+  // switched-off head's mean runs over the queries so far, as in a causal layer (Ablation).
+  bool ordered_queries = false;
 
   // The factor the scores are multiplied by.
   double score_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(double(d_head)); }
@@ -189,6 +192,12 @@ struct AttentionInput {
   // cache at positions cache->length …, the queries are at those positions (query_position must be
   // cache->length), and they attend over every cached key: n_keys = cache->length + n_queries.
   KvCache* cache = nullptr;
+  // Keys and values projected already, or null: a decoder's cross-attention reads the encoder's,
+  // projected once per source (MultiHeadAttention::project_memory). With them, x_kv is not read,
+  // n_keys must be memory->length, and the trace's k and v are empty; the running sum of the
+  // head outputs continues in memory->output_sum as a cache's does, the queries being at
+  // query_position (a decoder's target positions: no key is masked by it).
+  KvCache* memory = nullptr;
 };
 
 // The definition, in plain loops and doubles: for each query head i and its key/value head
@@ -242,6 +251,11 @@ class MultiHeadAttention {
   // The general pass keeping no intermediates: returns the output (n_queries, d) only.
   Matrix forward_output(const std::vector<float>& x_q, int n_queries, const std::vector<float>& x_kv, int n_keys,
                         int query_position, const std::vector<uint8_t>& key_mask = {}) const;
+
+  // The keys and values of x_kv (n, d), projected as a pass projects them, held for passes that
+  // read them as AttentionInput::memory: length = capacity = n. Throws as forward does for a bad
+  // size or an overflow.
+  KvCache project_memory(const Matrix& x_kv) const;
 
   // Sets the step after the projection (RotateFn); an empty function removes it.
   void set_rotation(RotateFn rotate) { rotate_ = std::move(rotate); }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,8 @@ struct ModelConfig {
   const ArchitectureSpec* architecture = nullptr;
   int vocab_size = 0;               // V
   int hidden_size = 0;              // d
-  int num_hidden_layers = 0;
+  int num_hidden_layers = 0;        // the encoder's blocks, or a one-stack model's
+  int num_decoder_layers = 0;       // an encoder–decoder's decoder blocks, each with a cross-attention; 0 for one stack
   int num_attention_heads = 0;      // h
   int num_key_value_heads = 0;      // kv: key/value heads, h a multiple of kv
   int head_dim = 0;                 // dh: d / h unless config.json says otherwise
@@ -42,7 +44,13 @@ struct ModelConfig {
   double attention_softcap = 0;      // cap·tanh(score/cap) on the scores, 0 for none
   double logit_softcap = 0;          // the same on the LM head's logits
   float embedding_scale = 1;         // what the word embeddings are multiplied by (Gemma's √hidden, set as it loads)
+  std::optional<Mlp> mlp_kind;       // T5's feed_forward_proj's; none: the architecture's
+  int relative_buckets = 0;          // Positions::relative: T5's relative_attention_num_buckets; else 0
+  int relative_max_distance = 0;     // and its relative_attention_max_distance
+  float head_scale = 1;              // the last hidden state's factor before the LM head (HeadScale)
 
+  // The MLP this model has: the architecture's, or the one T5's config names.
+  Mlp mlp() const { return mlp_kind.value_or(architecture->mlp); }
   // The LM head this model has: the architecture's, tied when an untied one's config says so.
   LmHead lm_head() const {
     return architecture->lm_head == LmHead::untied && tie_word_embeddings ? LmHead::tied : architecture->lm_head;
@@ -53,11 +61,19 @@ struct ModelConfig {
   int max_tokens() const { return std::min(max_position_embeddings - position_offset, kMaxTokens); }
   // The keys a query of layer `layer` sees through its sliding window, or 0 for all of them.
   int window(int layer) const { return size_t(layer) < windows.size() ? windows[size_t(layer)] : 0; }
-  // Layer `layer`'s attention: its shape, mask, window, scale and soft cap.
-  AttentionConfig attention(int layer = 0) const {
+  // The stacks the model has: the encoder alone, or all three (weights.h's Stack).
+  int stack_count() const { return num_decoder_layers > 0 ? int(kStackCount) : 1; }
+  // The layers of stack `s`: the decoder's and the cross-attention's are the decoder's blocks.
+  int layers(Stack s) const { return s == Stack::encoder ? num_hidden_layers : num_decoder_layers; }
+  // Every attention layer of every stack: what an ablation list covers, heads times this.
+  int attention_layers() const { return num_hidden_layers + 2 * num_decoder_layers; }
+  // The attention of layer `layer` of stack `stack`: its shape, mask, window, scale and soft cap.
+  // An encoder–decoder's decoder is causal, its cross-attention sees every source token.
+  AttentionConfig attention(Stack stack = Stack::encoder, int layer = 0) const {
+    const bool causal = stack == Stack::decoder || (stack == Stack::encoder && architecture->mask == Mask::causal);
     return {.d_model = hidden_size, .n_heads = num_attention_heads, .n_kv_heads = num_key_value_heads, .d_head = head_dim,
-            .causal = architecture->mask == Mask::causal, .window = window(layer), .scale = attention_scale,
-            .softcap = attention_softcap};
+            .causal = causal, .window = stack == Stack::encoder ? window(layer) : 0, .scale = attention_scale,
+            .softcap = attention_softcap, .ordered_queries = stack == Stack::cross};
   }
   // Layer `layer`'s RoPE: the sliding one in a sliding layer of an architecture that has one.
   const RopeConfig& rope_of(int layer) const {
@@ -71,6 +87,7 @@ constexpr int kMaxVocabulary = 1 << 20;
 constexpr int kMaxLayers = 64;
 constexpr int kMaxIntermediate = 4 * kMaxDModel;
 constexpr int kMaxTypeVocabulary = 16;
+constexpr int kMaxRelativeBuckets = 1024;  // T5's relative_attention_num_buckets (32 in every T5)
 // max_position_embeddings of an architecture without a position table (rotary): a bound, not rows.
 constexpr int kMaxRotaryPositions = 1 << 24;
 // The model's weights as stored (float32, or bfloat16 for a BF16 checkpoint's matrices and
@@ -86,8 +103,22 @@ constexpr size_t kMaxModelBytes = size_t{5} << 29;
 // `bytes` as "1.34 GiB", for the messages that name these limits.
 std::string gib_text(double bytes);
 
-// Every weight `c`'s architecture has: its body's, and with `head` its LM head's own, each once.
-std::vector<Weight> model_weights(const ModelConfig& c, bool head);
+// A weight as a model holds it: its kind, and for a stack's or a layer's weight, its stack.
+struct PlacedWeight {
+  Weight weight;
+  Stack stack;
+  bool operator==(const PlacedWeight&) const = default;
+};
+
+// Whether rule `r` applies to `c` (its When).
+bool applies(const ModelConfig& c, const TensorRule& r);
+
+// Every weight `c`'s architecture has: its body's, and with `head` its LM head's own, each once;
+// a computed table (Positions::sinusoidal's) too.
+std::vector<PlacedWeight> model_weights(const ModelConfig& c, bool head);
+
+// How many buffers of `w` a model has: one per layer of its stack, or one.
+int buffer_count(const ModelConfig& c, const PlacedWeight& w);
 
 // Floats of every buffer of those weights (layer weights once per layer), as stored: with
 // `storage_sizes` packed matrices count their padding, without it every weight is rows × cols.

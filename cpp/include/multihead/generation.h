@@ -16,7 +16,9 @@ namespace multihead {
 class Generation {
  public:
   // Room for `capacity` positions (prompt and output); `ablation` as Model::run's, for every step.
-  Generation(const Model& model, int capacity, std::vector<Ablation> ablation);
+  // An encoder–decoder writes its target over `memory`, the encoder's output for the source
+  // (run(source).hidden), whose cross-attention keys and values are projected once, here.
+  Generation(const Model& model, int capacity, std::vector<Ablation> ablation, const Matrix* memory = nullptr);
 
   // Runs ids after the positions written so far: the prompt, then one id a step. The hook sees
   // each layer's trace (n new queries over every position); a failure leaves nothing written.
@@ -28,6 +30,7 @@ class Generation {
  private:
   const Model* model_;
   std::vector<KvCache> caches_;
+  std::vector<KvCache> memory_;  // an encoder–decoder's: each cross layer's keys and values of the source
   std::vector<Ablation> ablation_;
 };
 

@@ -1,7 +1,9 @@
 // A transformer model of any supported architecture (architecture.h): embeddings, then blocks of
 // named steps (norm, attention, residual add, MLP) arranged as the architecture's Block says
 // (post-norm for the BERT family, pre-norm and a final norm for GPT-2), and the LM head when the
-// checkpoint has one. One forward pass serves every architecture.
+// checkpoint has one. One forward pass serves every architecture. An encoder–decoder runs it twice:
+// run() over the source in its encoder stack, then run_decoder() over the target in its decoder
+// stack, whose blocks add a cross-attention over the encoder's output (weights.h's Stack).
 //
 // A Model is built by ModelLoader (model_loader.h), which checks every tensor against the config
 // before any weight byte. Model::run hands each layer's attention trace to a hook while it runs,
@@ -9,6 +11,7 @@
 // Errors are std::invalid_argument / LimitError naming the value; OverflowError names the step.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,23 +29,34 @@ namespace multihead {
 // Upper bound on the memory of one generation's KV caches (Model::make_caches).
 constexpr double kMaxCacheBytes = double(size_t{1} << 30);
 
-// One block's weights: its attention layer, and the rest by kind (weights.h: norm1, norm2, the MLP's).
+// One layer's weights: its attention, and the rest by kind (weights.h: norm1, norm2, the MLP's). A
+// cross layer has its attention and the norm before or after it (norm1) alone.
 struct LayerWeights {
   MultiHeadAttention attention;
   WeightSet weights;
 };
 
+// One stack's weights: what enters its first layer and leaves its last (positions, the
+// embeddings' norm, the final norm, T5's relative bias), and its layers.
+struct StackWeights {
+  WeightSet weights;
+  std::vector<LayerWeights> layers;
+};
+
 struct ModelWeights {
-  WeightSet weights;                 // the whole model's: embeddings, their norm, the final norm, the LM head's own
-  std::vector<LayerWeights> layers;  // num_hidden_layers
+  WeightSet weights;  // the whole model's: the word embeddings, the LM head's own
+  std::array<StackWeights, kStackCount> stacks;  // a one-stack model fills stacks[encoder] alone
   bool has_lm_head = false;
 };
 
-// What Model::run returns: inputs[l] (n, d) is what layer l's attention reads (post-norm: the
+// What a pass returns: inputs[l] (n, d) is what layer l's self-attention reads (post-norm: the
 // block's input; pre-norm: norm1 of it), and hidden (n, d) the final hidden states (post-norm: the
-// last block's output; pre-norm: after the final norm).
+// last block's output; pre-norm: after the final norm). A decoder's pass also gives
+// cross_inputs[l] (n, d), what cross layer l's queries are projected from (its keys and values
+// come from the encoder's output).
 struct ModelRun {
   std::vector<Matrix> inputs;
+  std::vector<Matrix> cross_inputs;
   Matrix hidden;
 };
 
@@ -59,9 +73,10 @@ struct PassRecord {
   std::vector<Matrix> residuals, outputs;
 };
 
-// Called after each layer's attention with the layer (from 0) and its full trace. The trace is
-// valid only during the call: its buffers are reused for the next layer.
-using LayerHook = std::function<void(int layer, const AttentionTrace& trace)>;
+// Called after each attention with its stack, its layer (from 0) and its full trace: in a decoder's
+// pass, decoder layer l's self-attention, then cross layer l's. The trace is valid only during the
+// call: its buffers are reused for the next attention.
+using LayerHook = std::function<void(Stack stack, int layer, const AttentionTrace& trace)>;
 
 class Model {
  public:
@@ -69,26 +84,40 @@ class Model {
   Model(const ModelConfig& config, const SafetensorsFile& file);
 
   // ids (n) with 0 ≤ id < vocab_size and 1 ≤ n ≤ config().max_tokens(); token type 0 throughout.
-  // `ablation` is empty, or one Ablation per head of every layer (layers × heads, layer-major):
-  // each ablated head's output is replaced before its layer's output projection (attention.h).
+  // `ablation` is empty, or one Ablation per head of every attention layer (attention_layers() ×
+  // heads, layer-major: the encoder's layers, then an encoder–decoder's decoder layers, then its
+  // cross layers): each ablated head's output is replaced before its layer's output projection
+  // (attention.h). An encoder–decoder's run() is its encoder's: hidden is what the decoder reads.
   ModelRun run(const std::vector<int32_t>& ids, const LayerHook& on_layer = {},
                const std::vector<Ablation>& ablation = {}) const;
+  // An encoder–decoder's decoder over the target ids (n, the start token first), its
+  // cross-attention reading `memory` (n_source, d), the encoder's output (run(source).hidden).
+  // hidden is ready for logits(). Throws for a one-stack model.
+  ModelRun run_decoder(const std::vector<int32_t>& ids, const Matrix& memory, const LayerHook& on_layer = {},
+                       const std::vector<Ablation>& ablation = {}) const;
   // The same pass over ids (n) at the positions after those `caches` hold (one KvCache per layer,
   // from make_caches, all of one length p): reads every cached key and value, stores the new ones
   // and, once every layer has succeeded, advances each cache's length by n. On an error the
   // caches are as they were. A prefill is ids of the prompt into empty caches; a step of
   // generation is one id. The hook sees each layer's trace: n queries over p + n keys, and only the
   // new rows of K and V. Positions past the caches' capacity or config().max_tokens() throw.
+  // An encoder–decoder extends its decoder: `memory` holds every cross layer's keys and values of
+  // the encoder's output (project_memory), which the new queries read.
   ModelRun extend(const std::vector<int32_t>& ids, std::vector<KvCache>& caches, const LayerHook& on_layer = {},
-                  const std::vector<Ablation>& ablation = {}) const;
-  // Empty caches for `capacity` positions, one per layer: layers × capacity × kv·dh × 2 floats,
-  // checked against kMaxCacheBytes before anything is allocated.
+                  const std::vector<Ablation>& ablation = {}, std::vector<KvCache>* memory = nullptr) const;
+  // Empty caches for `capacity` positions, one per layer (an encoder–decoder's decoder layers):
+  // layers × capacity × kv·dh × 2 floats, checked against kMaxCacheBytes before anything is allocated.
   std::vector<KvCache> make_caches(int capacity) const;
+  // Each cross layer's keys and values of `memory` (n_source, d), the encoder's output, projected
+  // once for a whole writing. Throws for a one-stack model.
+  std::vector<KvCache> project_memory(const Matrix& memory) const;
   // The bytes make_caches(capacity) takes.
   double cache_bytes(int capacity) const;
-  // Layer `layer`'s full attention trace for `input` (n, d), as run() computed it from inputs[layer]
-  // with the same `ablation`.
-  AttentionTrace layer_trace(int layer, const Matrix& input, const std::vector<Ablation>& ablation = {}) const;
+  // The full attention trace of layer `layer` of `stack` for `input` (n, d), as the pass computed
+  // it from inputs[layer] (a cross layer's: cross_inputs[layer], over `memory`, the encoder's
+  // output) with the same `ablation`.
+  AttentionTrace layer_trace(Stack stack, int layer, const Matrix& input, const std::vector<Ablation>& ablation = {},
+                             const Matrix* memory = nullptr) const;
   // The LM head's scores (V) for one row of hidden states (d) as run() returns them. Throws
   // std::invalid_argument when the checkpoint has no LM head.
   std::vector<float> logits(const float* hidden_row) const;
@@ -120,6 +149,7 @@ class Model {
   Matrix run_from(int first, Matrix x, const HeadPatch& patch = {}, PassRecord* record = nullptr, int row = -1) const;
 
   bool has_lm_head() const { return weights_.has_lm_head; }
+  bool encoder_decoder() const { return config_.architecture->encoder_decoder(); }
   const ModelConfig& config() const { return config_; }
 
  private:
@@ -132,6 +162,11 @@ class Model {
     const LayerHook& on_layer;
     const std::vector<Ablation>& ablation;
     std::vector<KvCache>* caches;  // one per layer, or null: attention over the pass's own rows only
+    Stack stack = Stack::encoder;          // the stack whose layers run: the encoder's, or the decoder's
+    const Matrix* memory = nullptr;        // a decoder's: the encoder's output, which cross-attention reads
+    std::vector<KvCache>* memory_caches = nullptr;  // or its keys and values, projected once (extend)
+    int first_position = 0;                // the position of the pass's first row
+    std::vector<float> score_bias;         // T5's relative bias (h, n, n_keys), made once, read by every layer
     ResidualParts* parts = nullptr;  // explain()'s, or null
     HeadPatch patch = {};
     PassRecord* record = nullptr;
@@ -143,9 +178,16 @@ class Model {
 
   // ids as tokens at positions first_position, …: in the vocabulary and within the model's length.
   void check_ids(const std::vector<int32_t>& ids, int first_position = 0) const;
-  // The pass itself, shared by run() and extend().
-  ModelRun pass(const std::vector<int32_t>& ids, int first_position, std::vector<KvCache>* caches, const LayerHook& on_layer,
-                const std::vector<Ablation>& ablation) const;
+  // The pass itself, shared by run(), run_decoder() and extend(): p's stack over ids.
+  ModelRun pass(const std::vector<int32_t>& ids, Pass& p) const;
+  // The layers of a pass's stack, and layer l of it.
+  const std::vector<LayerWeights>& layers(const Pass& p) const { return weights_.stacks[size_t(p.stack)].layers; }
+  // The stack a writing extends, whose layers have KV caches: an encoder–decoder's decoder.
+  Stack written_stack() const { return encoder_decoder() ? Stack::decoder : Stack::encoder; }
+  // A decoder's pass: throws unless the model is an encoder–decoder.
+  void check_decoder(const char* what) const;
+  // What one-stack models alone have so far (`what`: "activation patching"): throws for an encoder–decoder.
+  void check_one_stack(const char* what) const;
   // Its layers from `first` on over x, then the final norm; x becomes the hidden states.
   void layers_from(size_t first, Matrix& x, Pass& p) const;
   // The head's input for one hidden row (1, d): the row itself, or a masked LM's dense layer,
@@ -158,8 +200,8 @@ class Model {
   // explain()'s records, each doing nothing without p.parts.
   void observe_attention(size_t l, Pass& p, bool sandwich) const;
   void observe_norm(Pass& p, const Matrix& x, const WeightSet& w, Weight weight, Weight bias) const;
-  // Layer l's part of a checked ablation (null for none).
-  const Ablation* layer_ablation(const std::vector<Ablation>& ablation, size_t l) const;
+  // Layer l of `stack`'s part of a checked ablation (null for none).
+  const Ablation* layer_ablation(const std::vector<Ablation>& ablation, Stack stack, size_t l) const;
   void check_ablation(const std::vector<Ablation>& ablation) const;
 
   // The blocks: a dozen lines of named steps each.
@@ -167,19 +209,26 @@ class Model {
   void pre_norm_block(size_t l, Matrix& x, Pass& p, bool sandwich) const;
   void parallel_block(size_t l, Matrix& x, Pass& p) const;
   // The steps.
-  Matrix embed(const std::vector<int32_t>& ids, int first_position) const;                     // (n, d)
+  Matrix embed(const std::vector<int32_t>& ids, int first_position, Stack stack = Stack::encoder) const;  // (n, d)
   void norm(const Matrix& in, Matrix& out, const WeightSet& w, Weight weight, Weight bias, const std::string& where,
             const std::string& step) const;                                                    // (n, d) → (n, d)
   void attend(size_t l, const Matrix& input, Pass& p) const;                                   // (n, d) → p.trace
+  // A decoder block's cross-attention step: x (n, d) += cross layer l's attention over p.memory,
+  // its norm placed as the block's others (post-norm: after the sum; pre-norm: before the attention).
+  void cross_attend(size_t l, Matrix& x, Pass& p) const;
+  // The relative bias of a pass's stack, made at its first layer (Positions::relative), or null.
+  const float* relative_bias(size_t n_queries, size_t n_keys, Pass& p) const;
   // Whether layer l computes p.row alone, and x (n, d) cut to that row (1, d), after its attention.
   bool one_row(size_t l, const Pass& p) const;
   void keep_row(size_t l, Matrix& x, const Pass& p) const;
-  void add(Matrix& x, const Matrix& branch, size_t l, const char* sum, const char* cause) const;  // x += branch
+  void add(Matrix& x, const Matrix& branch, const std::string& where, const char* sum, const char* cause) const;  // x += branch
   void mlp(const LayerWeights& w, const Matrix& in, Matrix& out, const std::string& where) const;  // (n, d) → (n, d)
+  // Where layer l of a pass runs, for messages: "layer 3", "decoder layer 3".
+  std::string where(size_t l, const Pass& p) const;
 
   // Step names for messages, from the architecture's tensor names ("attention.output.LayerNorm", "ln_1").
   struct StepNames {
-    std::string embeddings_norm, norm1, norm2, mlp_in, mlp_gate, mlp_out, final_norm, attn_out_norm, mlp_out_norm;
+    std::string embeddings_norm, norm1, norm2, mlp_in, mlp_gate, mlp_out, final_norm, attn_out_norm, mlp_out_norm, cross_norm;
   };
 
   ModelConfig config_;

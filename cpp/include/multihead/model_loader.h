@@ -12,11 +12,13 @@
 // the model's float32 bytes + the largest such tensor + the caller's chunk. It does not fetch.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "multihead/config.h"
@@ -54,7 +56,9 @@ class ModelLoader {
  private:
   struct Slot;
   void plan(const SafetensorsHeader& header);
-  void allocate(bool head, const std::set<std::pair<Weight, int>>& halves);
+  void allocate(bool head, const std::set<std::tuple<Weight, Stack, int>>& halves);
+  // The set that holds weight `w` of `stack`'s layer `layer` (a model's or a stack's: layer −1).
+  WeightSet& set_of(Weight w, Stack stack, int layer);
   void consume(const uint8_t* bytes, size_t size);
   void take(const uint8_t* bytes, size_t size);
   void store(const void* values, size_t count);  // `count` values of the slot's dtype
@@ -66,10 +70,12 @@ class ModelLoader {
   ModelConfig config_;
   std::string label_;
   size_t data_start_ = 0, data_size_ = 0, weight_bytes_ = 0;
-  // Every buffer, by kind (weights.h): the whole model's, then each layer's (its attention's
-  // included, moved into a MultiHeadAttention by finish()). On the heap: slots point into them.
+  // Every buffer, by kind (weights.h): the whole model's, each stack's, then each stack's layers'
+  // (their attention's included, moved into a MultiHeadAttention by finish()). On the heap: slots
+  // point into them.
   std::unique_ptr<WeightSet> model_weights_;
-  std::vector<std::unique_ptr<WeightSet>> layer_weights_;
+  std::array<std::unique_ptr<WeightSet>, kStackCount> stack_weights_;
+  std::array<std::vector<std::unique_ptr<WeightSet>>, kStackCount> layer_weights_;
   std::vector<Slot> slots_;                // in data order
   UninitializedFloats staging_;            // the largest staged tensor's values
   UninitializedHalves staging_halves_;     // the largest staged tensor kept as bfloat16

@@ -1,7 +1,7 @@
 // The engine's weights, each kind described once (kWeightKinds in weights.cpp): its name, whether
-// the model has one or each layer has one, its shape in config sizes, and how it is stored. The
-// loader allocates, routes and size-checks from that table, the config check sums it, and the
-// forward pass reads buffers by kind: no list of weights is written twice.
+// the model has one, each stack has one or each layer has one, its shape in config sizes, and how
+// it is stored. The loader allocates, routes and size-checks from that table, the config check
+// sums it, and the forward pass reads buffers by kind: no list of weights is written twice.
 //
 // Shapes are the engine's: a matrix is (in, out), as Q = X·W_q + b_q multiplies it.
 #pragma once
@@ -27,12 +27,28 @@ enum class Dim {
   q_width,    // h·dh: every query head's columns
   kv_width,   // kv·dh: every key/value head's columns
   head,       // dh: one head's width
+  heads,      // h: query heads
+  buckets,    // T5's relative position buckets (relative_attention_num_buckets)
 };
+
+// The stacks of layers a model's attention runs in. A one-stack model (BERT's encoder and GPT-2's
+// decoder alike) has only `encoder`: its layers are the layers, as result.attention(layer, head)
+// and ablation read them. An encoder–decoder adds the decoder's causal self-attention and its
+// cross-attention over the encoder's output; cross layer l is decoder block l's second attention,
+// with its own norm (norm1), and is a stack of its own so that hooks, results and ablation name
+// every attention as (stack, layer, head).
+enum class Stack : uint8_t { encoder, decoder, cross };
+constexpr size_t kStackCount = 3;
+// "encoder", "decoder", "cross": as the JS API names them.
+const char* stack_name(Stack s);
 
 enum class Weight : uint8_t {
   // the whole model
-  word_embeddings, position_embeddings, token_type_embeddings, embeddings_norm_w, embeddings_norm_b,
-  final_norm_w, final_norm_b,
+  word_embeddings,
+  // each stack: what enters its first layer and leaves its last (a one-stack model's are its encoder's)
+  position_embeddings, token_type_embeddings, embeddings_norm_w, embeddings_norm_b, final_norm_w, final_norm_b,
+  relative_bias,  // T5's (buckets, h): a score bias per head by the bucket of the key's offset from the query
+  // the whole model
   head_dense_w, head_dense_b, head_norm_w, head_norm_b, head_bias,  // a transformed LM head's
   lm_head,  // an untied LM head's decoder (V, d), as word_embeddings is stored
   // each layer: its attention
@@ -47,7 +63,7 @@ enum class Weight : uint8_t {
 };
 constexpr size_t kWeightCount = size_t(Weight::count);
 
-enum class Scope { model, layer };
+enum class Scope { model, stack, layer };
 enum class Storage {
   plain,   // row-major floats
   packed,  // a GEMM's right operand, packed once into kernels::gemm's panels (PackedMatrix)
@@ -88,7 +104,7 @@ struct Buffer {
   }
 };
 
-// A set of weights by kind: the whole model's, or one layer's.
+// A set of weights by kind: the whole model's, one stack's, or one layer's.
 struct WeightSet {
   std::array<Buffer, kWeightCount> buffers;
 

@@ -1,35 +1,23 @@
-// Every architecture the engine runs: each is defined in its own file of this folder, declared
-// here, and listed once below. Adding one is a file and these two lines. Lookups by model_type.
+// Every architecture the engine runs: each is one file of this folder, which defines a function
+// of the file's name returning its spec. The build lists the files in architecture_list.inc
+// (CMakeLists.txt), one ARCHITECTURE(name) line each, in the order of their names: adding an
+// architecture is adding its file. Lookups by model_type.
 #include "multihead/architecture.h"
 
 namespace multihead {
 namespace architectures {
 
-const ArchitectureSpec& bert();
-const ArchitectureSpec& distilbert();
-const ArchitectureSpec& roberta();
-const ArchitectureSpec& gpt2();
-const ArchitectureSpec& gpt_neox();
-const ArchitectureSpec& llama();
-const ArchitectureSpec& mistral();
-const ArchitectureSpec& qwen2();
-const ArchitectureSpec& qwen3();
-const ArchitectureSpec& gemma3();
+#define ARCHITECTURE(name) const ArchitectureSpec& name();
+#include "architecture_list.inc"
+#undef ARCHITECTURE
 
 }  // namespace architectures
 
 const std::vector<const ArchitectureSpec*>& all_architectures() {
   static const std::vector<const ArchitectureSpec*> all = {
-      &architectures::bert(),
-      &architectures::distilbert(),
-      &architectures::roberta(),
-      &architectures::gpt2(),
-      &architectures::gpt_neox(),
-      &architectures::llama(),
-      &architectures::mistral(),
-      &architectures::qwen2(),
-      &architectures::qwen3(),
-      &architectures::gemma3(),
+#define ARCHITECTURE(name) &architectures::name(),
+#include "architecture_list.inc"
+#undef ARCHITECTURE
   };
   return all;
 }

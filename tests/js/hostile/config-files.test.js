@@ -10,7 +10,7 @@ import { HOSTILE_BUILDS } from '../helpers.js';
 import { safetensorsBytes, tinyConfig, tinyModelFiles, tinyTensors } from '../tiny-model.js';
 
 /** Every model_type the engine runs, in its registry's order (cpp/src/architectures/registry.cpp). */
-const TYPES = 'bert, distilbert, roberta, gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text';
+const TYPES = 'bart, bert, distilbert, gemma3_text, gpt2, gpt_neox, llama, marian, mistral, qwen2, qwen3, roberta, t5';
 
 /** config.json text: the tiny model's, with `fields` (JSON text) added after its own. */
 const configText = (fields) => `${JSON.stringify(tinyConfig()).slice(0, -1)}, ${fields}}`;
@@ -86,9 +86,9 @@ describe.each(HOSTILE_BUILDS)('the %s build', (build, options) => {
       ['{', 'config.json: not valid JSON (parse error at line 1, column 2: syntax error while parsing object key - unexpected end of input; expected string literal)'],
       ['[]', 'config.json: must be a JSON object, got array'],
       ['{}', `config.json: model_type is missing; supported model types are ${TYPES}`],
-      ['{"model_type": "t5"}', `config.json: model_type "t5" is not supported; supported model types are ${TYPES}`],
+      ['{"model_type": "xlnet"}', `config.json: model_type "xlnet" is not supported; supported model types are ${TYPES}`],
       ['{"model_type": "gpt2"}', 'config.json: vocab_size is missing'],
-      ['{"model_type": "bert", "hidden_act": "relu"}', 'config.json: hidden_act must be one of "gelu", "gelu_new", "gelu_pytorch_tanh", "silu", "swish", got "relu"'],
+      ['{"model_type": "bert", "hidden_act": "quick_gelu"}', 'config.json: hidden_act must be one of "gelu", "gelu_new", "gelu_pytorch_tanh", "silu", "swish", "relu", got "quick_gelu"'],
       ['{"model_type": "bert"}', 'config.json: vocab_size is missing'],
       ['{"model_type": "bert", "vocab_size": "12"}', 'config.json: vocab_size must be an integer, got "12"'],
       ['{"model_type": "bert", "vocab_size": -1}', 'config.json: vocab_size must be from 1 to 1048576, got -1'],
