@@ -45,8 +45,9 @@ const gpt2 = await engine.loadModel('gpt2', {
   hubUrl: 'http://127.0.0.1:8080', revision: 'main', signal: controller.signal,
   onProgress: ({ file, loaded, total }) => console.log(file, loaded / total),
 });
-const architecture: 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text' =
-  gpt2.architecture;
+const architecture: string = gpt2.architecture;
+const named: string = gpt2.architectureName;
+const known: boolean = engine.architectures.some((a) => a.modelType === architecture && a.name === named && !a.encoderDecoder);
 // A grouped-query model with sliding windows and RoPE: its shape, each layer's window, the queries
 // and keys before and after the rotation, its RoPE, and bounds on the attention a run keeps and its tokens.
 const gemma = await engine.loadModel('unsloth/gemma-3-270m');
@@ -91,7 +92,7 @@ gemma.generate('x', { stop: [true] });
 const next = gpt2.run('The cat sat on the');
 const top: { token: string; id: number; probability: number }[] = next.predictions(next.ids.length - 1, 3);
 const scores: Float32Array = next.logits(0);
-console.log(architecture, gpt2.causal, gpt2.hasLmHead, top, scores, await listCachedModels());
+console.log(architecture, known, gpt2.causal, gpt2.hasLmHead, top, scores, await listCachedModels());
 const ablated = gpt2.run('The cat sat on the', { ablate: [{ layer: 1, head: 0 }], ablation: 'mean' });
 const off: readonly { layer: number; head: number }[] = ablated.ablated;
 console.log(off, ablated.ablation === 'mean');

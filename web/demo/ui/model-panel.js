@@ -5,12 +5,6 @@ import { ModelName, modelName } from '../state/model-choice.js';
 import { createModelPicker } from './model-picker.js';
 import { PAGE_MAX_TOKENS } from '../worker/messages.js';
 
-// The architectures by the names their papers give them.
-const KINDS = {
-  bert: 'BERT', distilbert: 'DistilBERT', roberta: 'RoBERTa', gpt2: 'GPT-2', gpt_neox: 'GPT-NeoX', llama: 'Llama',
-  mistral: 'Mistral', qwen2: 'Qwen2', qwen3: 'Qwen3', gemma3_text: 'Gemma 3',
-};
-
 /** The model's heads, with the key/value heads they share (grouped-query attention) and its sliding windows. */
 function headsText({ numLayers, numHeads, numKeyValueHeads = numHeads, windows = [] }) {
   const kv = numKeyValueHeads < numHeads ? ` (sharing ${numKeyValueHeads} key/value head${numKeyValueHeads === 1 ? '' : 's'} per layer)` : '';
@@ -23,7 +17,7 @@ function headsText({ numLayers, numHeads, numKeyValueHeads = numHeads, windows =
 
 /** The model section's sentence about the model on screen. */
 function describeModel(choice, info, hubUrl) {
-  const kind = KINDS[info.architecture] ?? info.architecture;
+  const kind = info.architectureName;
   const head = !info.hasLmHead ? 'no language-model head, so no predictions'
     : info.causal ? 'causal: it predicts the next token' : `masked LM: it predicts each ${info.maskToken ?? 'mask token'}`;
   const where = choice.kind === 'hub' && hubUrl ? ` (from ${new URL(hubUrl).host}, not the Hugging Face Hub)` : '';

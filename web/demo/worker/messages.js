@@ -101,7 +101,7 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * start model could not load, when the built-in one stands in.
  * `kvHeads` gives the key/value head each query head reads, and `windows` each layer's sliding
  * window (the keys a query sees), or null for full attention. `chat`: the model has a chat template.
- * @typedef {{ build: 'relaxed-simd' | 'simd' | 'scalar', threads: number, architecture: string, causal: boolean, hasLmHead: boolean,
+ * @typedef {{ build: 'relaxed-simd' | 'simd' | 'scalar', threads: number, architecture: string, architectureName: string, causal: boolean, hasLmHead: boolean,
  *   dModel: number, numLayers: number, numHeads: number, numKeyValueHeads: number, headDim: number,
  *   kvHeads: number[], windows: (number | null)[], maxTokens: number, vocabSize: number,
  *   maskToken: string | null, closingToken: string | null, chat: boolean, fallback: string }} ModelInfo

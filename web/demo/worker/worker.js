@@ -102,9 +102,9 @@ async function start({ source, hubUrl, revision, interrupt }) {
  * @returns {import('./messages.js').ModelInfo}
  */
 function info(model) {
-  const { architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim, maxTokens, vocabSize, specialTokens } = model;
+  const { architecture, architectureName, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim, maxTokens, vocabSize, specialTokens } = model;
   return {
-    build: state.engine.build, threads: state.engine.threads, architecture, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
+    build: state.engine.build, threads: state.engine.threads, architecture, architectureName, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
     ...attentionShape(model), maxTokens, vocabSize,
     maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null,
     chat: model.chatTemplate !== null, fallback: state.fallback,

@@ -134,6 +134,12 @@ export class Engine {
   /** Largest accepted sizes. A forward pass is also refused (RangeError) if it would need over 1 GiB. */
   readonly limits: { readonly maxTokens: number; readonly maxDModel: number };
   /**
+   * Every architecture the engine reads, in the order of their model_type: config.json's
+   * model_type ('bert', 'gemma3_text', 't5'), the name a sentence gives it ('BERT', 'Gemma 3',
+   * 'T5'), and whether it is an encoder–decoder. The engine's own list, so it is never out of date.
+   */
+  readonly architectures: readonly { readonly modelType: string; readonly name: string; readonly encoderDecoder: boolean }[];
+  /**
    * Creates a layer in WASM memory. Throws TypeError/RangeError naming the bad argument.
    * Call `dispose()` on the layer when done: WASM memory is not garbage-collected.
    */

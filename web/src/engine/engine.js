@@ -81,6 +81,7 @@ export class Engine {
     this.threads = threads;
     this.threadsError = threadsError;
     this.limits = Object.freeze({ maxTokens: module.maxTokens, maxDModel: module.maxDModel });
+    this.architectures = Object.freeze(Array.from(module.architectures(), ({ modelType, name, encoderDecoder }) => Object.freeze({ modelType, name, encoderDecoder })));
   }
 
   /** A multi-head attention layer with the given weights, or seeded random weights. */

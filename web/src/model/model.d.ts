@@ -1,8 +1,5 @@
 import { AttentionTrace, HeadWeights } from '../engine/trace.js';
 
-/** The architectures engine.loadModel() reads, by config.json's model_type. */
-export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text';
-
 /** A special token: its id, and its text as tokenizer.json spells it. */
 export interface SpecialToken {
   readonly id: number;
@@ -12,8 +9,10 @@ export interface SpecialToken {
 /** A transformer in WASM memory. Made by engine.loadModel(); dispose() when done. */
 export class Model {
   private constructor();
-  /** config.json's model_type. */
-  readonly architecture: Architecture;
+  /** config.json's model_type: one of engine.architectures' modelType. */
+  readonly architecture: string;
+  /** The architecture as a sentence names it: 'BERT', 'GPT-2', 'Gemma 3'. */
+  readonly architectureName: string;
   /** True for the decoders (GPT-2, GPT-NeoX, Llama, Mistral, Qwen2, Qwen3, Gemma 3): each token sees only itself and the tokens before it. */
   readonly causal: boolean;
   /** Whether model.safetensors holds a language-model head, so results can predict tokens. */

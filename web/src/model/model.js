@@ -34,6 +34,7 @@ export class Model {
     this.#tokenizer = tokenizer;
     const c = module.modelConfig(native);
     this.architecture = c.architecture;
+    this.architectureName = c.architectureName;
     this.causal = c.causal;
     this.hasLmHead = c.hasLmHead;
     this.vocabSize = c.vocabSize;
@@ -68,6 +69,9 @@ export class Model {
     let native;
     try {
       const info = module.loaderInfo(loader);
+      if (info.config.encoderDecoder) {
+        throw new Error(`config.json: ${info.config.architectureName} is an encoder–decoder model, which the engine runs but this version's JavaScript API does not yet`);
+      }
       tokenizer.checkVocabularySize(info.config.vocabSize);
       const chat = await chatSettings({ config: files.config, ...files.extras }); // config.json is valid JSON now
       native = await streamInto(module, loader, info, files.weights, {
