@@ -230,23 +230,30 @@ std::vector<Ablation> ablations(val ablation) {
   return out;
 }
 
-// run(ids, hook), Model::run or Generation::extend, with on_layer(layer, weights view) as its hook:
-// { inputs, hidden } as copies.
+// Matrices as a JS array of Float32Array copies.
+val copies(const std::vector<Matrix>& matrices) {
+  val out = val::array();
+  for (const Matrix& m : matrices) out.call<void>("push", copy(m.data(), size_t(m.size())));
+  return out;
+}
+
+// run(ids, hook), Model::run, Model::run_decoder or Generation::extend, with on_layer(layer,
+// weights view, stack) as its hook, stack 'encoder', 'decoder' or 'cross': { inputs, crossInputs,
+// hidden } as copies (crossInputs empty but for a decoder's pass).
 template <class Run>
 val run_with_hook(Run&& run, val ids, val on_layer) {
   try {
     return result_or_error([&] {
       const bool hook = !on_layer.isUndefined() && !on_layer.isNull();
-      const auto on_trace = [&](Stack, int layer, const AttentionTrace& t) {
+      const auto on_trace = [&](Stack stack, int layer, const AttentionTrace& t) {
         if (!hook) return;
-        val answer = on_layer(layer, view(t.weights.data(), t.weights.size()));
+        val answer = on_layer(layer, view(t.weights.data(), t.weights.size()), std::string(stack_name(stack)));
         if (!answer.isUndefined()) throw StopRun{answer};  // an Error, or run()'s interruption
       };
       const ModelRun done = run(emscripten::convertJSArrayToNumberVector<int32_t>(ids), on_trace);
-      val inputs = val::array();
-      for (const Matrix& input : done.inputs) inputs.call<void>("push", copy(input.data(), size_t(input.size())));
       val out = val::object();
-      out.set("inputs", inputs);
+      out.set("inputs", copies(done.inputs));
+      out.set("crossInputs", copies(done.cross_inputs));
       out.set("hidden", copy(done.hidden.data(), size_t(done.hidden.size())));
       return out;
     });
@@ -260,9 +267,35 @@ val run_model(const Model& model, val ids, val on_layer, val ablation) {
   return run_with_hook([&](const std::vector<int32_t>& i, const LayerHook& hook) { return model.run(i, hook, codes); }, ids, on_layer);
 }
 
-// Room for `capacity` positions of text written with `model` (generation.h).
-val create_generation(const Model& model, int capacity, val ablation) {
-  return result_or_error([&] { return val(std::make_unique<Generation>(model, capacity, ablations(ablation))); });
+// n × d_model floats, checked, as a matrix of n rows: a layer's input, or an encoder's output.
+Matrix rows_of(const Model& model, const val& values, const char* name) {
+  const std::vector<float> x = floats(values);
+  const int d = model.config().hidden_size;
+  if (x.empty() || x.size() % size_t(d) != 0) {
+    throw std::invalid_argument(std::string(name) + " has " + std::to_string(x.size()) + " values, expected n_tokens × d_model (d_model = " +
+                                std::to_string(d) + ")");
+  }
+  return ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d);
+}
+
+// An encoder–decoder's decoder over target ids, reading `memory`, the encoder's output (runModel's
+// hidden for the source): as runModel, each layer's self-attention weights, then its
+// cross-attention weights (h, n_target, n_source), to on_layer.
+val run_decoder(const Model& model, val ids, val memory, val on_layer, val ablation) {
+  const std::vector<Ablation> codes = ablations(ablation);
+  return run_with_hook([&](const std::vector<int32_t>& i, const LayerHook& hook) {
+    return model.run_decoder(i, rows_of(model, memory, "memory"), hook, codes);
+  }, ids, on_layer);
+}
+
+// Room for `capacity` positions of text written with `model` (generation.h); an encoder–decoder's
+// writing reads `memory`, the encoder's output for its source.
+val create_generation(const Model& model, int capacity, val ablation, val memory) {
+  return result_or_error([&] {
+    if (memory.isUndefined() || memory.isNull()) return val(std::make_unique<Generation>(model, capacity, ablations(ablation)));
+    const Matrix encoded = rows_of(model, memory, "memory");
+    return val(std::make_unique<Generation>(model, capacity, ablations(ablation), &encoded));
+  });
 }
 
 // The prompt, or one new id, after what `generation` holds: as runModel, each layer's weights
@@ -271,16 +304,23 @@ val generation_extend(Generation& generation, val ids, val on_layer) {
   return run_with_hook([&](const std::vector<int32_t>& i, const LayerHook& hook) { return generation.extend(i, hook); }, ids, on_layer);
 }
 
-val layer_trace(const Model& model, int layer, val input, val ablation) {
+// The stack a JS name gives: 'encoder' (or undefined), 'decoder' or 'cross'.
+Stack stack_of(const val& name) {
+  if (name.isUndefined() || name.isNull()) return Stack::encoder;
+  const std::string text = name.isString() ? name.as<std::string>() : "";
+  for (Stack s : {Stack::encoder, Stack::decoder, Stack::cross}) {
+    if (text == stack_name(s)) return s;
+  }
+  throw std::invalid_argument("stack must be 'encoder', 'decoder' or 'cross'");
+}
+
+// Layer `layer` of `stack` again from its kept input (a cross layer's over `memory`, the encoder's output).
+val layer_trace(const Model& model, int layer, val input, val ablation, val stack, val memory) {
   return result_or_error([&] {
-    const std::vector<float> x = floats(input);
-    const int d = model.config().hidden_size;
-    if (x.empty() || x.size() % size_t(d) != 0) {
-      throw std::invalid_argument("input has " + std::to_string(x.size()) + " values, expected n_tokens × d_model (d_model = " +
-                                  std::to_string(d) + ")");
-    }
-    return trace_object(model.layer_trace(Stack::encoder, layer, ConstMatrixMap(x.data(), Eigen::Index(x.size() / size_t(d)), d), ablations(ablation)),
-                        copy);
+    const Matrix x = rows_of(model, input, "input");
+    const Stack s = stack_of(stack);
+    const Matrix encoded = s == Stack::cross ? rows_of(model, memory, "memory") : Matrix();
+    return trace_object(model.layer_trace(s, layer, x, ablations(ablation), s == Stack::cross ? &encoded : nullptr), copy);
   });
 }
 
@@ -389,6 +429,7 @@ EMSCRIPTEN_BINDINGS(multihead) {
   emscripten::function("loaderFinish", &loader_finish);
   emscripten::function("modelConfig", &model_config);
   emscripten::function("runModel", &run_model);
+  emscripten::function("runDecoder", &run_decoder);
   emscripten::function("createGeneration", &create_generation);
   emscripten::function("generationExtend", &generation_extend);
   emscripten::function("layerTrace", &layer_trace);

@@ -262,7 +262,7 @@ export class Writing {
 
   #prefill() {
     const m = this.#model;
-    this.#native = orThrow(m.module.createGeneration(m.native(), this.#capacity, m.ablationCodes));
+    this.#native = orThrow(m.module.createGeneration(m.native(), this.#capacity, m.ablationCodes, undefined));
     const n = this.#capacity;
     // As run(): the layers whose weights fit in maxAttentionBytes are kept, the others recomputed
     // from their inputs when the result is asked for them.

@@ -201,7 +201,7 @@ export class Model {
   // What a result computes from the model when asked, with the heads `codes` switch off.
   #source(codes) {
     return {
-      layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input, codes)),
+      layerTrace: (layer, input) => orThrow(this.#module.layerTrace(this.#native.get(), layer, input, codes, 'encoder', undefined)),
       logits: (row) => orThrow(this.#module.modelLogits(this.#native.get(), row)),
       explain: (ids, position, token, against) => orThrow(this.#module.modelExplain(this.#native.get(), ids, codes, position, token, against)),
       lens: (ids, position) => orThrow(this.#module.modelLens(this.#native.get(), ids, codes, position)),
