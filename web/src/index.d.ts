@@ -1,7 +1,7 @@
 // multihead: multi-head attention computed in WebAssembly.
 export { loadEngine, Engine, EngineOptions, AttentionConfig, AttentionWeights, EngineMemory, JsonSource, ModelFiles,
   BuiltinModel, LoadOptions, LoadProgress } from './engine/engine.js';
-export { Model, ModelResult, Prediction, HeadId, RunOptions, LayerDone, SpecialToken, GenerateOptions, Writing, WritingStep, ChatMessage, Contributions, PatchOptions, PatchResult, QueryKeyMap, TokenChoice } from './model/model.js';
+export { Model, ModelResult, EncoderDecoderResult, Prediction, HeadId, RunOptions, LayerDone, SpecialToken, GenerateOptions, Writing, WritingStep, ChatMessage, Contributions, PatchOptions, PatchResult, QueryKeyMap, TokenChoice } from './model/model.js';
 export { listCachedModels, deleteCachedModel, CachedModel } from './loading/cache.js';
 export { averageHeads, rollout, AttentionResult } from './analysis/rollout.js';
 export { queryKeyMap } from './analysis/query-key-map.js';

@@ -27,8 +27,10 @@ beforeAll(async () => {
     'org/bin-only': { files: { 'config.json': file('bert-legacy', 'config.json'), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'pytorch_model.bin': 'x' } },
     'org/no-tokenizer': { files: { 'config.json': file('bert-legacy', 'config.json'), 'vocab.txt': 'x', 'model.safetensors': file('bert-legacy', 'model.safetensors') } },
     'org/xlnet': { files: { 'config.json': JSON.stringify({ ...config, model_type: 'xlnet' }), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'model.safetensors': file('bert-legacy', 'model.safetensors') } },
-    // An encoder–decoder the engine reads, which this version's JS API does not run yet.
-    'org/t5': { files: { 'config.json': readFileSync(`${SEQ2SEQ}t5-small/config.json`), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'model.safetensors': readFileSync(`${SEQ2SEQ}t5-small/model.safetensors`) } },
+    // The encoder–decoders under their real ids.
+    'google-t5/t5-small': { folder: `${SEQ2SEQ}t5-small` },
+    'google/flan-t5-small': { folder: `${SEQ2SEQ}flan-t5` },
+    'facebook/bart-base': { folder: `${SEQ2SEQ}bart` },
     'org/huge': { files: { 'config.json': JSON.stringify({ ...config, num_hidden_layers: 64, hidden_size: 4096, intermediate_size: 16384 }), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'model.safetensors': file('bert-legacy', 'model.safetensors') } },
   });
   [engine, hub] = await Promise.all([loadEngine(), startFakeHub({ repos })]);
@@ -133,9 +135,20 @@ test.each([
   ['org/no-tokenizer', "the model 'org/no-tokenizer' has no tokenizer.json at revision 'main' (it has vocab.txt): multihead needs tokenizer.json"],
   ['org/xlnet', 'config.json: model_type "xlnet" is not supported; supported model types are bart, bert, distilbert, gemma3_text, gpt2, gpt_neox, llama, marian, mistral, qwen2, qwen3, roberta, t5'],
   ['org/x/../../etc', '"org/x/../../etc" is not a Hub model id'],
-  ['org/t5', "config.json: T5 is an encoder–decoder model, which the engine runs but this version's JavaScript API does not yet"],
 ])('%s gets a message that says what is wrong', async (id, message) => {
   await expect(load(id)).rejects.toThrow(message);
+});
+
+test.each(['google-t5/t5-small', 'google/flan-t5-small', 'facebook/bart-base'])('%s from the Hub computes exactly what its folder computes', async (id) => {
+  const folder = { 'google-t5/t5-small': 't5-small', 'google/flan-t5-small': 'flan-t5', 'facebook/bart-base': 'bart' }[id];
+  const [hubModel, local] = await Promise.all([load(id), engine.loadModel(`${SEQ2SEQ}${folder}`)]);
+  expect(hubModel.encoderDecoder).toBe(true);
+  const source = `${Object.values(hubModel.taskPrefixes)[0] ?? ''}${SENTENCE}`;
+  const [a, b] = [hubModel, local].map((m) => m.run(source, { target: 'Die Kinder gingen zum Fluss.' }));
+  expect(Array.from(a.targetIds)).toEqual(Array.from(b.targetIds));
+  for (let l = 0; l < hubModel.numDecoderLayers; l++) expect(a.crossAttention(l, 0)).toEqual(b.crossAttention(l, 0));
+  hubModel.dispose();
+  local.dispose();
 });
 
 test('engine.architectures is the list the engine reads, each named as a sentence names it', () => {

@@ -130,7 +130,10 @@ const nextTask = () => new Promise((resolve) => {
  * One text being written. `model` gives the engine's calls and the model's facts: { module,
  * native() (throws once the model is disposed), numLayers, numHeads, dModel, maxTokens, eosIds,
  * ablationCodes, maxAttentionBytes, tokenText(id), decode(ids, { skipSpecialTokens }), runPrompt() and finish(raw), each
- * → ModelResult }.
+ * → the result }. An encoder–decoder's writing is its decoder's: numLayers counts the decoder's
+ * layers, the prompt is the decoder's start ids, `memory` is the encoder's output for the source
+ * (each step's cross-attention reads it; null for a one-stack model), and `bannedIds` are never
+ * chosen (Marian's pad).
  */
 export class Writing {
   #model;
@@ -142,6 +145,9 @@ export class Writing {
   #weights; // per layer: { prefill (h, p, p), steps: rows (h, 1, position + 1) each }, or null past the kept layers
   #rows = []; // per layer: the last step's rows, (h, 1, n_keys)
   #inputs = []; // per layer: Float32Array rows (capacity, dModel)
+  #cross = null; // an encoder–decoder's cross layers: { prefill (h, p, n_source), steps: rows (h, 1, n_source) } or null each
+  #crossRows = []; // per cross layer: the last step's rows, (h, 1, n_source)
+  #crossInputs = []; // per cross layer: Float32Array rows (capacity, dModel)
   #hidden; // Float32Array (capacity, dModel)
   #ids = []; // the output's ids
   #pending = null; // why the next call ends it
@@ -219,13 +225,17 @@ export class Writing {
     }
     const started = performance.now();
     const n = this.#length;
-    const logits = orThrow(m.module.modelLogits(m.native(), this.#hidden.subarray((n - 1) * m.dModel, n * m.dModel)));
-    const bad = logits.findIndex((v) => !Number.isFinite(v));
-    if (bad >= 0) throw new Error(`the logits after position ${n - 1} are not finite (token id ${bad} is ${logits[bad]}): nothing can be chosen`);
+    const raw = orThrow(m.module.modelLogits(m.native(), this.#hidden.subarray((n - 1) * m.dModel, n * m.dModel)));
+    const bad = raw.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0) throw new Error(`the logits after position ${n - 1} are not finite (token id ${bad} is ${raw[bad]}): nothing can be chosen`);
+    // A banned id's logit is −∞ when choosing, as Hugging Face's bad_words_ids makes it: the step's
+    // probabilities leave it out.
+    const logits = m.bannedIds?.length ? raw.slice() : raw;
+    for (const banned of m.bannedIds ?? []) logits[banned] = -Infinity;
     const id = chooseToken(logits, [...this.#prompt.ids, ...this.#ids], this.#options, this.#random);
     this.#extend([id], n);
     this.#ids.push(id);
-    const rows = this.#rows;
+    const rows = this.#rows, crossRows = this.#crossRows, sources = m.memory ? m.memory.length / m.dModel : 0;
     const model = likeliest(logits, ALTERNATIVES, m.tokenText); // the model's own probabilities, before temperature and top-k/p
     const probability = model.probability(id), alternatives = model.top.map((a) => Object.freeze(a));
     const step = Object.freeze({
@@ -235,6 +245,14 @@ export class Writing {
         checkInteger('head', head, 0, m.numHeads - 1);
         return withShape(rows[layer].slice(head * (n + 1), (head + 1) * (n + 1)), 1, n + 1); // (1 × n + 1): this token's query row
       },
+      // An encoder–decoder's: this token's cross-attention row over the source, (1 × n_source).
+      ...(m.memory && {
+        crossAttention: (layer, head) => {
+          checkInteger('layer', layer, 0, m.numLayers - 1);
+          checkInteger('head', head, 0, m.numHeads - 1);
+          return withShape(crossRows[layer].slice(head * sources, (head + 1) * sources), 1, sources);
+        },
+      }),
       elapsedMs: performance.now() - started,
     });
     this.#pending = this.#stopAfter(id);
@@ -262,13 +280,17 @@ export class Writing {
 
   #prefill() {
     const m = this.#model;
-    this.#native = orThrow(m.module.createGeneration(m.native(), this.#capacity, m.ablationCodes, undefined));
-    const n = this.#capacity;
+    this.#native = orThrow(m.module.createGeneration(m.native(), this.#capacity, m.ablationCodes, m.memory ?? undefined));
+    const n = this.#capacity, sources = m.memory ? m.memory.length / m.dModel : 0;
     // As run(): the layers whose weights fit in maxAttentionBytes are kept, the others recomputed
     // from their inputs when the result is asked for them.
-    const kept = Math.min(m.numLayers, Math.floor(m.maxAttentionBytes / (4 * m.numHeads * n * n)));
+    const kept = Math.min(m.numLayers, Math.floor(m.maxAttentionBytes / (4 * m.numHeads * n * (n + sources))));
     this.#weights = Array.from({ length: m.numLayers }, (_, l) => (l < kept ? { prefill: null, steps: [] } : null));
     this.#inputs = Array.from({ length: m.numLayers }, () => new Float32Array(n * m.dModel));
+    if (m.memory) {
+      this.#cross = Array.from({ length: m.numLayers }, (_, l) => (l < kept ? { prefill: null, steps: [] } : null));
+      this.#crossInputs = Array.from({ length: m.numLayers }, () => new Float32Array(n * m.dModel));
+    }
     this.#hidden = new Float32Array(n * m.dModel);
     this.#extend(this.#prompt.ids, 0);
   }
@@ -277,12 +299,14 @@ export class Writing {
   #extend(ids, first) {
     const m = this.#model, count = ids.length;
     this.#rows = [];
-    const raw = orThrow(m.module.generationExtend(this.#native, Int32Array.from(ids), (layer, view) => {
-      // view: (h, count, first + count), valid during this call: the prompt's matrices, or a step's rows.
+    this.#crossRows = [];
+    const raw = orThrow(m.module.generationExtend(this.#native, Int32Array.from(ids), (layer, view, stack) => {
+      // view: (h, count, first + count), valid during this call: the prompt's matrices, or a step's
+      // rows; a cross layer's (h, count, n_source).
       try {
-        const rows = view.slice(), kept = this.#weights[layer];
+        const rows = view.slice(), cross = stack === 'cross', kept = (cross ? this.#cross : this.#weights)[layer];
         if (count === 1 && first > 0) {
-          this.#rows[layer] = rows;
+          (cross ? this.#crossRows : this.#rows)[layer] = rows;
           kept?.steps.push(rows);
         } else if (kept) {
           kept.prefill = rows;
@@ -293,6 +317,7 @@ export class Writing {
       return undefined;
     }));
     raw.inputs.forEach((input, layer) => this.#inputs[layer].set(input, first * m.dModel));
+    raw.crossInputs.forEach((input, layer) => this.#crossInputs[layer].set(input, first * m.dModel));
     this.#hidden.set(raw.hidden, first * m.dModel);
   }
 
@@ -310,6 +335,20 @@ export class Writing {
       this.#resolve(Promise.reject(error));
     }
     this.#weights = null;
+  }
+
+  // Each kept cross layer's (h, n, n_source) weights from the prompt's and every step's rows.
+  #assembleCross(n) {
+    const m = this.#model, h = m.numHeads, p = this.#prompt.ids.length, sources = m.memory.length / m.dModel;
+    return this.#cross.map((w) => {
+      if (w === null) return null;
+      const out = new Float32Array(h * n * sources);
+      for (let i = 0; i < h; i++) {
+        out.set(w.prefill.subarray(i * p * sources, (i + 1) * p * sources), i * n * sources);
+        w.steps.forEach((rows, s) => out.set(rows.subarray(i * sources, (i + 1) * sources), (i * n + p + s) * sources));
+      }
+      return out;
+    });
   }
 
   // The ModelResult over the n positions written: each kept layer's (h, n, n) matrices from the
@@ -332,6 +371,7 @@ export class Writing {
     const ids = Int32Array.from([...this.#prompt.ids, ...this.#ids]);
     return m.finish({
       weights, inputs: this.#inputs.map((x) => x.slice(0, n * d)), hidden: this.#hidden.slice(0, n * d), ids,
+      crossWeights: this.#cross && this.#assembleCross(n), crossInputs: this.#crossInputs.map((x) => x.slice(0, n * d)),
       tokens: [...this.#prompt.tokens, ...this.#ids.map((id) => m.tokenText(id))],
       unknown: [...this.#prompt.unknown, ...this.#ids.map(() => false)],
       spans: [...this.#prompt.spans, ...this.#ids.map(() => null)],

@@ -15,6 +15,21 @@ export class Model {
   readonly architectureName: string;
   /** True for the decoders (GPT-2, GPT-NeoX, Llama, Mistral, Qwen2, Qwen3, Gemma 3): each token sees only itself and the tokens before it. */
   readonly causal: boolean;
+  /**
+   * True for T5, BART and Marian: an encoder reads the source and a decoder writes the target,
+   * its cross-attention reading the encoder's output. run(source, { target }) then gives an
+   * EncoderDecoderResult; numLayers counts the encoder's layers and numDecoderLayers the decoder's.
+   */
+  readonly encoderDecoder: boolean;
+  /** An encoder–decoder's decoder layers (each has a self-attention and a cross-attention); 0 for the others. */
+  readonly numDecoderLayers: number;
+  /**
+   * An encoder–decoder's decoder start: config.json's decoder_start_token_id, then its
+   * forced_bos_token_id if it has one (BART: [2, 0]); null for the others.
+   */
+  readonly decoderStartIds: readonly number[] | null;
+  /** T5's task prefixes from config.json's task_specific_params ({ translation_en_to_de: 'translate English to German: ' }); empty otherwise. */
+  readonly taskPrefixes: Readonly<Record<string, string>>;
   /** Whether model.safetensors holds a language-model head, so results can predict tokens. */
   readonly hasLmHead: boolean;
   readonly vocabSize: number;
@@ -73,6 +88,12 @@ export class Model {
    */
   run(prompt: string | { messages: ChatMessage[] }, options?: RunOptions): ModelResult;
   /**
+   * An encoder–decoder's run: the encoder over `source` (truncated as a prompt is), then the
+   * decoder over decoderStartIds followed by the target's tokens (text, tokenized without special
+   * tokens, or { ids }; none by default), as Hugging Face shifts a target right.
+   */
+  run(source: string, options: RunOptions & { target?: string | { ids: readonly number[] | Int32Array } }): EncoderDecoderResult;
+  /**
    * Writes after `prompt` (a causal model with its LM head only), token by token, over a KV
    * cache: iterate the Writing for its steps, as each is made; its `result` resolves to the
    * ModelResult over prompt and output, however the writing ended. A `{ messages }` prompt goes
@@ -85,6 +106,13 @@ export class Model {
    * render or passes its bounds, or a bad option.
    */
   generate(prompt: string | { messages: ChatMessage[] }, options?: GenerateOptions): Writing;
+  /**
+   * An encoder–decoder writes the target for `source`: the encoder runs once, then each step one
+   * target token after decoderStartIds (which are not steps and do not count toward
+   * maxNewTokens), each step with its crossAttention row. Greedy by default; config.json's
+   * num_beams and no_repeat_ngram_size are not applied, and Marian's pad is never chosen.
+   */
+  generate<Result extends EncoderDecoderResult>(source: string, options?: GenerateOptions): Writing<Result>;
   /**
    * The tokenizer alone: the ids and token labels run() would get for `text`, before truncation.
    * It reads the whole text, so its cost grows with the text's length, where run() reads a long
@@ -186,6 +214,8 @@ export interface QueryKeyMap {
 export interface HeadId {
   layer: number;
   head: number;
+  /** An encoder–decoder's attention the head belongs to: 'encoder' (the default), 'decoder' or 'cross'. */
+  stack?: 'encoder' | 'decoder' | 'cross';
 }
 
 /** Model.run's options. */
@@ -297,19 +327,22 @@ export interface WritingStep {
   readonly probability: number;
   /** The likeliest five tokens at this position, with the model's probabilities. */
   readonly alternatives: readonly Prediction[];
-  /** This token's attention row in `layer` and `head`: (1 × position + 1), nQueries 1, nKeys position + 1. */
+  /** This token's attention row in `layer` and `head`: (1 × position + 1), nQueries 1, nKeys position + 1. An encoder–decoder's: its decoder's self-attention. */
   attention(layer: number, head: number): Float32Array & { nQueries: number; nKeys: number };
+  /** An encoder–decoder's step only: this token's cross-attention row over the source, (1 × source tokens). */
+  crossAttention?(layer: number, head: number): Float32Array & { nQueries: number; nKeys: number };
   /** Time to choose the token and run it (the first step's leaves out the prompt's run, Writing.prefillMs). */
   readonly elapsedMs: number;
 }
 
 /** What Model.generate returns: an async iterable of its steps, used once. */
-export interface Writing extends AsyncIterable<WritingStep>, AsyncIterator<WritingStep> {
+export interface Writing<Result = ModelResult> extends AsyncIterable<WritingStep>, AsyncIterator<WritingStep> {
   /**
-   * The ModelResult over prompt and output, however it ended; it rejects only if the model is
-   * disposed while it writes, or if the prompt itself failed to run (with that error).
+   * The ModelResult over prompt and output (an encoder–decoder's EncoderDecoderResult over the
+   * source and the target written), however it ended; it rejects only if the model is disposed
+   * while it writes, or if the prompt itself failed to run (with that error).
    */
-  readonly result: Promise<ModelResult>;
+  readonly result: Promise<Result>;
   /** Why it ended, once it has: 'eos', 'stop', 'maxNewTokens', 'length' (the model's), 'aborted', 'returned' (a loop's break) or 'error'. */
   readonly stopReason: 'eos' | 'stop' | 'maxNewTokens' | 'length' | 'aborted' | 'returned' | 'error' | null;
   /** How long the prompt took to run, in ms, once it has (null before the first step). */
@@ -332,6 +365,50 @@ export interface Prediction {
  * compute from the model when called, so they need it alive (they throw once it is disposed):
  * a run keeps no vocabulary-sized scores, and no layer's full trace but the last one trace() made.
  */
+/**
+ * An encoder–decoder's run: three kinds of attention. Query rows, key columns, each carrying its
+ * shape as nQueries and nKeys. Weights are kept while they fit in maxAttentionBytes and otherwise
+ * recomputed from the kept inputs, which needs the model alive.
+ */
+export class EncoderDecoderResult {
+  private constructor();
+  /** The source's tokens, as a run's. */
+  readonly tokens: readonly string[];
+  readonly ids: Int32Array;
+  readonly unknown: readonly boolean[];
+  readonly spans: readonly (readonly [number, number] | null)[];
+  readonly truncated: boolean;
+  readonly totalTokens: number;
+  /** The decoder's input: the start tokens, then the target's (without its closing </s>). */
+  readonly targetTokens: readonly string[];
+  readonly targetIds: Int32Array;
+  readonly encoderDecoder: true;
+  readonly numLayers: number;
+  readonly numDecoderLayers: number;
+  readonly numHeads: number;
+  readonly dModel: number;
+  readonly causal: false;
+  readonly hasLmHead: boolean;
+  /** The decoder's last hidden states, (targetIds.length × dModel). */
+  readonly hidden: Float32Array;
+  readonly ablated: readonly Required<HeadId>[];
+  readonly ablation: 'zero' | 'mean' | null;
+  /** The encoder's self-attention, (source × source). */
+  attention(layer: number, head: number): HeadWeights;
+  /** The decoder's causal self-attention, (target × target). */
+  decoderAttention(layer: number, head: number): HeadWeights;
+  /** The cross-attention: target rows over source columns. */
+  crossAttention(layer: number, head: number): HeadWeights;
+  /** One attention's every intermediate, recomputed from its input. */
+  trace(layer: number, stack?: 'encoder' | 'decoder' | 'cross'): AttentionTrace;
+  /** What one attention's queries are projected from, (n × dModel). */
+  layerInput(layer: number, stack?: 'encoder' | 'decoder' | 'cross'): Float32Array;
+  /** The LM head's scores for the target token after target position `position`. */
+  logits(position: number): Float32Array;
+  /** The k likeliest target tokens after target position `position`. */
+  predictions(position: number, k?: number): Prediction[];
+}
+
 export class ModelResult {
   private constructor();
   /**

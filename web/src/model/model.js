@@ -16,6 +16,7 @@ import { likeliest } from './likeliest.js';
 import { chatSettings, renderChat } from './chat.js';
 import { contributionsFrom, lensFrom, patch, tokenId } from './why.js';
 import { queryKeyMap } from '../analysis/query-key-map.js';
+import { EncoderDecoderResult, ablationStack, encoderDecoderSettings, runEncoder, runEncoderDecoder, STACKS, targetTokens } from './encoder-decoder.js';
 
 export class Model {
   #module;
@@ -26,15 +27,21 @@ export class Model {
   #rotations; // per layer: { dimensions, frequencies } of its RoPE, or null
   #writings = new Set(); // generate()'s Writings still holding KV caches
   #chat; // { template, bosToken, eosToken } from tokenizer_config.json
+  #seq2seq; // an encoder–decoder's { startIds, bannedIds, taskPrefixes } (encoder-decoder.js), or null
 
   /** @internal Use engine.loadModel(). */
-  constructor(module, native, tokenizer, onDispose, chat) {
+  constructor(module, native, tokenizer, onDispose, chat, seq2seq = null) {
     this.#module = module;
     this.#native = new NativeHandle(native, 'model', () => onDispose(this));
     this.#tokenizer = tokenizer;
     const c = module.modelConfig(native);
     this.architecture = c.architecture;
     this.architectureName = c.architectureName;
+    this.encoderDecoder = c.encoderDecoder;
+    this.numDecoderLayers = c.numDecoderLayers;
+    this.#seq2seq = seq2seq;
+    this.decoderStartIds = seq2seq ? seq2seq.startIds : null;
+    this.taskPrefixes = seq2seq ? seq2seq.taskPrefixes : Object.freeze({});
     this.causal = c.causal;
     this.hasLmHead = c.hasLmHead;
     this.vocabSize = c.vocabSize;
@@ -69,16 +76,14 @@ export class Model {
     let native;
     try {
       const info = module.loaderInfo(loader);
-      if (info.config.encoderDecoder) {
-        throw new Error(`config.json: ${info.config.architectureName} is an encoder–decoder model, which the engine runs but this version's JavaScript API does not yet`);
-      }
       tokenizer.checkVocabularySize(info.config.vocabSize);
+      const seq2seq = info.config.encoderDecoder ? encoderDecoderSettings(files.config, info.config.vocabSize) : null;
       const chat = await chatSettings({ config: files.config, ...files.extras }); // config.json is valid JSON now
       native = await streamInto(module, loader, info, files.weights, {
         signal,
         onProgress: (loaded, total) => progress?.('model.safetensors', loaded, total),
       });
-      return new Model(module, native, tokenizer, onDispose, chat);
+      return new Model(module, native, tokenizer, onDispose, chat, seq2seq);
     } catch (error) {
       native?.delete();
       throw error;
@@ -110,7 +115,8 @@ export class Model {
    */
   run(prompt, options = {}) {
     this.#native.get(); // throws if disposed
-    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation, interrupt, onLayer } = checkRunOptions(options, this.numLayers, this.numHeads, this.maxTokens, this.vocabSize);
+    const { codes, ablated, ablation, maxAttentionBytes, maxTokens, continuation, interrupt, onLayer, target } = checkRunOptions(options, this.#shape(), this.maxTokens, this.vocabSize);
+    if (this.encoderDecoder) return this.#runEncoderDecoder(prompt, target, { codes, ablated, ablation }, maxAttentionBytes, maxTokens, interrupt);
     // Past one token more than fits, the prompt is read only as far as it must be: `total` is
     // then a lower bound, more than maxTokens, and the tokens kept are the whole text's.
     const encoded = this.#encodePrompt(prompt, maxTokens + 1 - continuation.length);
@@ -132,6 +138,77 @@ export class Model {
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
     const tokens = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
     return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt, onLayer });
+  }
+
+  // The model's attention layers by stack, and its heads: what an ablation list is checked against.
+  #shape() {
+    const layers = this.encoderDecoder ? { encoder: this.numLayers, decoder: this.numDecoderLayers, cross: this.numDecoderLayers } : { encoder: this.numLayers };
+    return { layers, heads: this.numHeads, encoderDecoder: this.encoderDecoder };
+  }
+
+  // An encoder–decoder's source as run() reads a prompt: { kept: { ids, tokens, unknown, spans }, total }.
+  #sourceTokens(source, maxTokens) {
+    const encoded = this.#encodePrompt(source, maxTokens + 1);
+    const total = encoded.ids.length, keep = Math.min(total, maxTokens);
+    // The source keeps its closing token (</s>) when truncated, as the model was trained with it.
+    const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
+    const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
+    const kept = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
+    this.#checkEmbeddable(kept.ids, kept.tokens);
+    return { kept, total };
+  }
+
+  // An encoder–decoder's writing (generate.js's Writing over its decoder): the encoder runs once
+  // over the source, then each step runs one target token, its cross-attention reading the
+  // encoder's output. The start ids are the writing's prompt, not steps.
+  #writeTarget(source, options) {
+    const checked = checkGenerateOptions(options, this.vocabSize);
+    const switched = checkAblation(checked.ablate, checked.ablation, this.#shape());
+    const { kept, total } = this.#sourceTokens(source, this.maxTokens);
+    const compute = this.#compute();
+    const ids = Int32Array.from(kept.ids);
+    const budget = { left: MAX_ATTENTION_BYTES };
+    const encoder = runEncoder(compute, ids, switched.codes, budget);
+    const start = this.#seq2seq.startIds;
+    const prompt = { ids: [...start], tokens: start.map((id) => this.#tokenizer.tokenText(id)), unknown: start.map(() => false), spans: start.map(() => null) };
+    const writing = new Writing({
+      module: this.#module, native: () => this.#native.get(), numLayers: this.numDecoderLayers, numHeads: this.numHeads, dModel: this.dModel,
+      maxTokens: this.maxTokens, eosIds: this.eosTokenIds, ablationCodes: switched.codes, maxAttentionBytes: Math.max(budget.left, 0),
+      memory: encoder.hidden, bannedIds: this.#seq2seq.bannedIds,
+      tokenText: (id) => this.#tokenizer.tokenText(id), decode: (list, how) => this.#tokenizer.decode(list, how),
+      runPrompt: () => this.#runEncoderDecoder(source, { ids: [] }, switched, MAX_ATTENTION_BYTES, this.maxTokens, null),
+      finish: (raw) => new EncoderDecoderResult({
+        source: { ...kept, ids, total }, target: { ids: raw.ids, tokens: raw.tokens }, codes: switched.codes, ablated: switched.ablated,
+        ablation: switched.ablation, memory: encoder.hidden, hidden: raw.hidden,
+        weights: { encoder: encoder.weights, decoder: raw.weights, cross: raw.crossWeights },
+        inputs: { encoder: encoder.inputs, decoder: raw.inputs, cross: raw.crossInputs },
+      }, compute),
+    }, prompt, checked);
+    this.#writings.add(writing);
+    writing.result.then(() => this.#writings.delete(writing), () => this.#writings.delete(writing));
+    return writing;
+  }
+
+  // An encoder–decoder's run (encoder-decoder.js): the source as run() reads a prompt, the target
+  // after the decoder's start ids.
+  #runEncoderDecoder(source, target = '', switched, maxAttentionBytes, maxTokens, interrupt) {
+    const { kept, total } = this.#sourceTokens(source, maxTokens);
+    const decoderInput = targetTokens(target, {
+      startIds: this.#seq2seq.startIds, vocabSize: this.vocabSize, maxTokens,
+      encode: (text) => this.#tokenizer.encode(text, { addSpecialTokens: false, atLeast: maxTokens + 1 }).ids,
+      tokenText: (id) => this.#tokenizer.tokenText(id),
+    });
+    this.#checkEmbeddable(decoderInput.ids, decoderInput.tokens);
+    return runEncoderDecoder(this.#compute(), kept, total, decoderInput, switched, maxAttentionBytes, interrupt);
+  }
+
+  // What an encoder–decoder's result computes from the model when asked.
+  #compute() {
+    return {
+      module: this.#module, native: () => this.#native.get(), numLayers: this.numLayers, numDecoderLayers: this.numDecoderLayers,
+      numHeads: this.numHeads, dModel: this.dModel, hasLmHead: this.hasLmHead, tokenText: (id) => this.#tokenizer.tokenText(id),
+      alive: () => !this.#native.disposed,
+    };
   }
 
   // The tokens of run()'s and generate()'s prompt: text with the tokenizer's special tokens, or a
@@ -261,12 +338,13 @@ export class Model {
    */
   generate(prompt, options = {}) {
     this.#native.get(); // throws if disposed
+    if (this.encoderDecoder) return this.#writeTarget(prompt, options);
     if (!this.causal || !this.hasLmHead) {
       throw new Error(`generate() needs a causal language model with its LM head; this ${this.architecture} model ` +
         `${this.causal ? 'has no LM head in its model.safetensors' : 'is a masked language model: it fills in blanks (predictions()), it does not write'}`);
     }
     const checked = checkGenerateOptions(options, this.vocabSize);
-    const switched = checkAblation(checked.ablate, checked.ablation, this.numLayers, this.numHeads);
+    const switched = checkAblation(checked.ablate, checked.ablation, this.#shape());
     const { codes, ablated, ablation } = switched;
     const prompted = this.#encodePrompt(prompt, this.maxTokens + 1);
     if (prompted.ids.length > this.maxTokens) {
@@ -517,19 +595,25 @@ const MAX_ATTENTION_BYTES = 512 * 2 ** 20;
  * run()'s options, each read once, checked; unknown names are refused. Returns the C++ codes
  * (layers × heads, empty when no head is ablated), the frozen sorted list and the mode.
  */
-function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
+function checkRunOptions(options, shape, modelMaxTokens, vocabSize) {
   checkObject('run options', options);
   const { ablate, ablation = 'zero', maxAttentionBytes = MAX_ATTENTION_BYTES, maxTokens = modelMaxTokens, continuation = [], interrupt = null,
-    onLayer = null, ...rest } = options;
+    onLayer = null, target, ...rest } = options;
   const unknown = Object.keys(rest);
   if (unknown.length) {
-    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation, interrupt and onLayer`);
+    throw new TypeError(`run has no option ${unknown.join(', ')}; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation, interrupt, onLayer and target`);
+  }
+  if (!shape.encoderDecoder && target !== undefined) {
+    throw new TypeError('run\'s target is an encoder–decoder\'s (T5, BART, Marian): the decoder\'s text; this model has one stack of layers');
+  }
+  if (shape.encoderDecoder && (onLayer !== null || (continuation.length ?? 0) > 0)) {
+    throw new TypeError('an encoder–decoder\'s run takes target, ablate, ablation, maxAttentionBytes, maxTokens and interrupt; onLayer and continuation are one-stack models\'');
   }
   if (onLayer !== null && typeof onLayer !== 'function') throw new TypeError(`onLayer must be a function, got ${describe(onLayer)}`);
   if (interrupt !== null && !(interrupt instanceof Int32Array && interrupt.length >= 1)) {
     throw new TypeError(`interrupt must be an Int32Array (on a SharedArrayBuffer, for another thread to set), got ${describe(interrupt)}`);
   }
-  const checked = checkAblation(ablate, ablation, layers, heads);
+  const checked = checkAblation(ablate, ablation, shape);
   checkInteger('maxAttentionBytes', maxAttentionBytes, 0, Number.MAX_SAFE_INTEGER);
   checkInteger('maxTokens', maxTokens, 1, modelMaxTokens);
   if (!Array.isArray(continuation) && !(continuation instanceof Int32Array)) {
@@ -537,7 +621,7 @@ function checkRunOptions(options, layers, heads, modelMaxTokens, vocabSize) {
   }
   if (continuation.length > modelMaxTokens) throw new RangeError(`continuation has ${continuation.length} ids, more than the model's ${modelMaxTokens} positions`);
   const ids = Array.from(continuation, (id, i) => checkInteger(`continuation[${i}]`, id, 0, vocabSize - 1));
-  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids, interrupt, onLayer };
+  return { ...checked, maxAttentionBytes, maxTokens, continuation: ids, interrupt, onLayer, target };
 }
 
 /** What run() throws when its interrupt stops it. */
@@ -545,23 +629,42 @@ function interruption() {
   return new DOMException('the run was interrupted', 'AbortError');
 }
 
-/** run()'s and generate()'s ablate and ablation as C++ codes, a frozen sorted list and the mode. */
-function checkAblation(ablate, ablation = 'zero', layers, heads) {
+/**
+ * run()'s and generate()'s ablate and ablation as C++ codes, a frozen sorted list and the mode.
+ * `shape` is { layers: { encoder, decoder?, cross? }, heads, encoderDecoder }: an entry's stack
+ * ('encoder' when left out) says which of an encoder–decoder's attentions it switches off, and the
+ * codes list every head of the encoder's layers, then the decoder's, then the cross-attention's.
+ */
+function checkAblation(ablate, ablation = 'zero', { layers, heads, encoderDecoder }) {
   if (!Object.hasOwn(ABLATION_CODES, ablation)) throw new TypeError(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
   if (ablate === undefined) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
-  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an Array of { layer, head }, got ${describe(ablate)}`);
+  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an Array of { layer, head${encoderDecoder ? ', stack' : ''} }, got ${describe(ablate)}`);
+  const stacks = STACKS.filter((s) => layers[s] !== undefined);
+  const first = {}; // each stack's first layer in the codes
+  let total = 0;
+  for (const s of stacks) {
+    first[s] = total;
+    total += layers[s];
+  }
   const count = ablate.length;
-  if (count > layers * heads) throw new RangeError(`ablate lists ${count} heads; the model has ${layers * heads}`);
-  const codes = new Uint8Array(layers * heads);
+  if (count > total * heads) throw new RangeError(`ablate lists ${count} heads; the model has ${total * heads}`);
+  const codes = new Uint8Array(total * heads);
   for (let i = 0; i < count; i++) {
-    const { layer, head } = checkObject(`ablate[${i}]`, ablate[i]);
-    checkInteger(`ablate[${i}].layer`, layer, 0, layers - 1);
+    const entry = checkObject(`ablate[${i}]`, ablate[i]);
+    const stack = ablationStack(entry, i, encoderDecoder);
+    const { layer, head } = entry;
+    checkInteger(`ablate[${i}].layer`, layer, 0, layers[stack] - 1);
     checkInteger(`ablate[${i}].head`, head, 0, heads - 1);
-    if (codes[layer * heads + head]) throw new RangeError(`ablate lists layer ${layer} head ${head} twice`);
-    codes[layer * heads + head] = ABLATION_CODES[ablation];
+    const at = (first[stack] + layer) * heads + head;
+    if (codes[at]) throw new RangeError(`ablate lists ${encoderDecoder ? `${stack} ` : ''}layer ${layer} head ${head} twice`);
+    codes[at] = ABLATION_CODES[ablation];
   }
   const ablated = [];
-  codes.forEach((code, i) => code && ablated.push(Object.freeze({ layer: Math.floor(i / heads), head: i % heads })));
+  codes.forEach((code, i) => {
+    if (!code) return;
+    const row = Math.floor(i / heads), stack = stacks.findLast((s) => first[s] <= row);
+    ablated.push(Object.freeze(encoderDecoder ? { layer: row - first[stack], head: i % heads, stack } : { layer: row, head: i % heads }));
+  });
   if (!ablated.length) return { codes: new Uint8Array(0), ablated: Object.freeze([]), ablation: null };
   return { codes, ablated: Object.freeze(ablated), ablation };
 }
