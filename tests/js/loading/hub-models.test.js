@@ -31,6 +31,9 @@ beforeAll(async () => {
     'google-t5/t5-small': { folder: `${SEQ2SEQ}t5-small` },
     'google/flan-t5-small': { folder: `${SEQ2SEQ}flan-t5` },
     'facebook/bart-base': { folder: `${SEQ2SEQ}bart` },
+    'Helsinki-NLP/opus-mt-en-de': { folder: `${SEQ2SEQ}marian` },
+    // An older T5 copy: spiece.model and no tokenizer.json.
+    'org/t5-spiece': { files: Object.fromEntries(['config.json', 'spiece.model', 'tokenizer_config.json', 'model.safetensors'].map((f) => [f, readFileSync(`${SEQ2SEQ}t5-small/${f}`)])) },
     'org/huge': { files: { 'config.json': JSON.stringify({ ...config, num_hidden_layers: 64, hidden_size: 4096, intermediate_size: 16384 }), 'tokenizer.json': file('bert-legacy', 'tokenizer.json'), 'model.safetensors': file('bert-legacy', 'model.safetensors') } },
   });
   [engine, hub] = await Promise.all([loadEngine(), startFakeHub({ repos })]);
@@ -139,13 +142,16 @@ test.each([
   await expect(load(id)).rejects.toThrow(message);
 });
 
-test.each(['google-t5/t5-small', 'google/flan-t5-small', 'facebook/bart-base'])('%s from the Hub computes exactly what its folder computes', async (id) => {
-  const folder = { 'google-t5/t5-small': 't5-small', 'google/flan-t5-small': 'flan-t5', 'facebook/bart-base': 'bart' }[id];
+const SEQ2SEQ_REPOS = { 'google-t5/t5-small': 't5-small', 'google/flan-t5-small': 'flan-t5', 'facebook/bart-base': 'bart', 'Helsinki-NLP/opus-mt-en-de': 'marian', 'org/t5-spiece': 't5-small' };
+test.each(Object.keys(SEQ2SEQ_REPOS))('%s from the Hub computes exactly what its folder computes', async (id) => {
+  const folder = SEQ2SEQ_REPOS[id];
   const [hubModel, local] = await Promise.all([load(id), engine.loadModel(`${SEQ2SEQ}${folder}`)]);
   expect(hubModel.encoderDecoder).toBe(true);
   const source = `${Object.values(hubModel.taskPrefixes)[0] ?? ''}${SENTENCE}`;
   const [a, b] = [hubModel, local].map((m) => m.run(source, { target: 'Die Kinder gingen zum Fluss.' }));
+  expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
   expect(Array.from(a.targetIds)).toEqual(Array.from(b.targetIds));
+  expect(a.tokens).toEqual(b.tokens);
   for (let l = 0; l < hubModel.numDecoderLayers; l++) expect(a.crossAttention(l, 0)).toEqual(b.crossAttention(l, 0));
   hubModel.dispose();
   local.dispose();

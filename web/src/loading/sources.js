@@ -1,4 +1,4 @@
-// Reads the three files of a model folder (config.json, tokenizer.json, model.safetensors) from
+// Reads the three files of a model folder (config.json, its tokenizer, model.safetensors) from
 // whatever the caller has: a Hub id (through hub.js and the cache), parsed objects, text, bytes,
 // Blobs and Files, or URLs (http(s): in browsers and workers, file: and paths in Node). One loader
 // for the built-in model, the Hub, a URL and a user's files. The two JSON files are read here;
@@ -28,11 +28,58 @@ export const MAX_JSON_BYTES = Object.freeze({
   'generation_config.json': 4 * 2 ** 20,
   'tokenizer.json': 64 * 2 ** 20, // Gemma 3's is 33 MB, the largest
   'tokenizer_config.json': 8 * 2 ** 20, // Gemma 3's is 1.2 MB, the largest
+  // The tokenizer files of a repository without tokenizer.json (tokenizer-files.js): Marian's and an older T5's.
+  'vocab.json': 16 * 2 ** 20, // opus-mt's are about 1.3 MB
+  'source.spm': 16 * 2 ** 20, // SentencePiece models, about 0.8 MB
+  'target.spm': 16 * 2 ** 20,
+  'spiece.model': 16 * 2 ** 20,
 });
 const REAL_SIZES = {
   'config.json': '; real ones are a few kilobytes', 'generation_config.json': '; real ones are a few hundred bytes',
   'tokenizer.json': '; the largest real one, Gemma 3\'s, is 33 MB', 'tokenizer_config.json': '; the largest real one, Gemma 3\'s, is 1.2 MB',
+  'vocab.json': '; real ones are about 1.3 MB', 'source.spm': '; real ones are about 0.8 MB', 'target.spm': '; real ones are about 0.8 MB',
+  'spiece.model': '; real ones are about 0.8 MB',
 };
+
+// A model's tokenizer, in the first of these forms it has: tokenizer.json; Marian's SentencePiece
+// models and vocab.json (Helsinki-NLP's repositories have no tokenizer.json); an older T5 copy's
+// spiece.model alone. loadTokenizer (tokenizer/tokenizer.js) reads each.
+const TOKENIZER_FORMS = [['tokenizer.json'], ['source.spm', 'target.spm', 'vocab.json'], ['spiece.model']];
+// A source object's keys for those files.
+const SOURCE_KEYS = { 'tokenizer.json': 'tokenizer', 'source.spm': 'sourceSpm', 'target.spm': 'targetSpm', 'vocab.json': 'vocab', 'spiece.model': 'spiece' };
+
+/**
+ * The tokenizer files of the first form `has(file)` says the model has (tokenizer.json when it
+ * has none, so the missing file is what an error names): { names, tokenizer } with tokenizer a
+ * parsed tokenizer.json, { source, target, vocab } or { spiece }. `text(file)` and `bytes(file)`
+ * read one.
+ */
+async function readTokenizer(has, text, bytes) {
+  let form = TOKENIZER_FORMS[0];
+  for (const candidate of TOKENIZER_FORMS) {
+    if ((await Promise.all(candidate.map(has))).every(Boolean)) {
+      form = candidate;
+      break;
+    }
+  }
+  if (form[0] === 'tokenizer.json') {
+    const value = await text('tokenizer.json');
+    return { names: form, texts: [value], tokenizer: plainCopy(typeof value === 'string' ? parseJson(value, 'tokenizer.json') : value, 'tokenizer.json') };
+  }
+  if (form[0] === 'spiece.model') return { names: form, texts: [null], tokenizer: { spiece: await bytes('spiece.model') } };
+  const [source, target, vocab] = await Promise.all([bytes('source.spm'), bytes('target.spm'), text('vocab.json')]);
+  return { names: form, texts: [null, null, vocab], tokenizer: { source, target, vocab: plainCopy(typeof vocab === 'string' ? parseJson(vocab, 'vocab.json') : vocab, 'vocab.json') } };
+}
+
+// T5's sentinels, for a tokenizer read from spiece.model: tokenizer_config.json's extra_ids, or T5Tokenizer's 100.
+function withSentinels(tokenizer, tokenizerConfig) {
+  if (tokenizer.spiece === undefined) return tokenizer;
+  const extraIds = tokenizerConfig?.extra_ids ?? 100;
+  if (!Number.isInteger(extraIds) || extraIds < 0 || extraIds > 1000) {
+    throw new RangeError(`tokenizer_config.json's extra_ids must be an integer from 0 to 1000, got ${describe(extraIds)}`);
+  }
+  return { ...tokenizer, extraIds };
+}
 
 // Node, where paths are files; checked through getBuiltinModule, which keeps bundlers from seeing
 // a node: import (and is missing before Node 20.16).
@@ -53,16 +100,25 @@ export async function readModelFiles(source, options = {}) {
   let folder = null;
   if (typeof source === 'string' || source instanceof URL) {
     folder = folderUrl(String(source));
-    source = { config: new URL('config.json', folder), tokenizer: new URL('tokenizer.json', folder), weights: new URL('model.safetensors', folder) };
+    source = { config: new URL('config.json', folder), weights: new URL('model.safetensors', folder) };
+    for (const [file, key] of Object.entries(SOURCE_KEYS)) source[key] = new URL(file, folder);
   }
   if (source === null || typeof source !== 'object') {
     throw new TypeError(`loadModel takes a Hub model id, a folder URL or { config, tokenizer, weights }, got ${describe(source)}`);
   }
-  const { config, tokenizer, weights, generationConfig, tokenizerConfig } = source; // each read once
-  for (const [key, value] of Object.entries({ config, tokenizer, weights })) {
+  const { config, weights, generationConfig, tokenizerConfig } = source; // each read once
+  const tokenizerFiles = Object.fromEntries(Object.entries(SOURCE_KEYS).map(([file, key]) => [file, source[key]]));
+  for (const [key, value] of Object.entries({ config, weights })) {
     if (value === undefined) throw new TypeError(`loadModel source is missing \`${key}\``);
   }
+  if (!TOKENIZER_FORMS.some((form) => form.every((file) => tokenizerFiles[file] !== undefined))) {
+    throw new TypeError('loadModel source is missing `tokenizer` (tokenizer.json; or Marian\'s `sourceSpm`, `targetSpm` and `vocab`, or T5\'s `spiece`)');
+  }
   const { signal, progress } = options;
+  // A local folder is asked which tokenizer files it has; an http(s) folder has no listing to
+  // ask, so it is read for tokenizer.json; a source object has the files it names.
+  const has = async (file) => (folder?.protocol === 'file:' ? (await fileExists(new URL(file, folder)))
+    : folder ? file === 'tokenizer.json' : tokenizerFiles[file] !== undefined);
   // A local folder's optional files are read if it has them; a source object's if it names them.
   // A folder served over http(s) has no listing to ask, and asking for a file it lacks would be a
   // 404 in the browser's console: name them in a source object to have them.
@@ -74,21 +130,28 @@ export async function readModelFiles(source, options = {}) {
   // copied the same way, so both meet the same depth limit.
   const results = await Promise.allSettled([
     readText(config, 'config.json', signal).then((text) => (typeof text === 'string' ? text : JSON.stringify(plainCopy(text, 'config.json')))),
-    readText(tokenizer, 'tokenizer.json', signal).then((text) => ({
-      text, json: plainCopy(typeof text === 'string' ? parseJson(text, 'tokenizer.json') : text, 'tokenizer.json'),
-    })),
+    readTokenizer(has, (file) => readText(tokenizerFiles[file], file, signal), (file) => readBytes(tokenizerFiles[file], file, signal)),
     optional(generationConfig, 'generation_config.json'),
     optional(tokenizerConfig, 'tokenizer_config.json'),
   ]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [configText, { text: tokenizerText, json: tokenizerJson }, generationText, tokenizerConfigText] = results.map((result) => result.value);
+  const [configText, read, generationText, tokenizerConfigText] = results.map((result) => result.value);
   reportWhole(progress, 'config.json', configText);
-  reportWhole(progress, 'tokenizer.json', tokenizerText);
-  return {
-    config: configText, tokenizer: tokenizerJson, weights: weightsSource(weights, 'model.safetensors'),
-    extras: extras(generationText, tokenizerConfigText),
-  };
+  read.names.forEach((name, i) => reportWhole(progress, name, read.texts[i]));
+  const more = extras(generationText, tokenizerConfigText);
+  return { config: configText, tokenizer: withSentinels(read.tokenizer, more.tokenizerConfig), weights: weightsSource(weights, 'model.safetensors'), extras: more };
+}
+
+/** Whether a local file exists (Node). */
+async function fileExists(url) {
+  if (!node) return false;
+  try {
+    await node('node:fs/promises').access(url);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The optional files, parsed (objects, or null for a file the model does not have). */
@@ -128,12 +191,13 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
     model: { ...where, file },
     onProgress,
   });
-  const text = async (file) => {
+  const bytes = async (file) => {
     const response = await fetchFile(file, ({ loaded, total }) => progress?.(file, loaded, total ?? loaded));
-    const bytes = await readBody(response, `${id}'s ${file}`, MAX_JSON_BYTES[file], REAL_SIZES[file], signal);
-    progress?.(file, bytes.byteLength, bytes.byteLength);
-    return new TextDecoder().decode(bytes);
+    const body = await readBody(response, `${id}'s ${file}`, MAX_JSON_BYTES[file], REAL_SIZES[file], signal);
+    progress?.(file, body.byteLength, body.byteLength);
+    return body;
   };
+  const text = async (file) => new TextDecoder().decode(await bytes(file));
   // An optional file is fetched from the cache, or when the Hub API lists it: asking for a file the
   // repository lacks would be a 404, which browsers report in the console. A model whose
   // config.json is cached was loaded before, with the optional files it has: it asks the API
@@ -141,22 +205,26 @@ async function readHubModel(id, { hubUrl = DEFAULT_HUB_URL, revision = 'main', s
   // one that is there but too large is refused, as the other files are.
   const cached = await cachedResponse(hubFileUrl({ ...where, file: 'config.json' }));
   const listing = cached ? Promise.resolve(null) : hubRepoFiles({ hubUrl, id, revision, signal });
+  const has = async (file) => Boolean(await cachedResponse(hubFileUrl({ ...where, file }))) || Boolean((await listing)?.includes(file));
   const optional = async (file) => {
-    if (!(await cachedResponse(hubFileUrl({ ...where, file }))) && !(await listing)?.includes(file)) return null;
+    if (!(await has(file))) return null;
     return text(file).catch((error) => (signal?.aborted || error instanceof RangeError ? Promise.reject(error) : null));
   };
-  const results = await Promise.allSettled([text('config.json'), text('tokenizer.json'), optional('generation_config.json'),
+  // A repository the listing cannot be had for is asked for tokenizer.json, as before listings.
+  const hasTokenizerFile = async (file) => (await has(file)) || (file === 'tokenizer.json' && !(await listing) && !cached);
+  const results = await Promise.allSettled([text('config.json'), readTokenizer(hasTokenizerFile, text, bytes), optional('generation_config.json'),
     optional('tokenizer_config.json')]);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const [configText, tokenizerText, generationText, tokenizerConfigText] = results.map((result) => result.value);
+  const [configText, read, generationText, tokenizerConfigText] = results.map((result) => result.value);
+  const more = extras(generationText, tokenizerConfigText);
   const weightsUrl = hubFileUrl({ ...where, file: 'model.safetensors' });
   const label = `${id}'s model.safetensors`;
   const ranged = (range, signal) => hubFetch(weightsUrl, { ...where, file: 'model.safetensors', signal, headers: { Range: range } });
   return {
     config: configText,
-    tokenizer: plainCopy(parseJson(tokenizerText, 'tokenizer.json'), 'tokenizer.json'),
-    extras: extras(generationText, tokenizerConfigText),
+    tokenizer: withSentinels(read.tokenizer, more.tokenizerConfig),
+    extras: more,
     weights: {
       async header() {
         const cached = await cachedResponse(weightsUrl);
@@ -303,6 +371,22 @@ function fileUrlError(url, name) {
   const why = globalThis.process?.versions?.node ? 'reading file: URLs needs Node ≥ 20.16'
     : 'a browser cannot fetch file: URLs; serve the page and the model over http(s), or pass the files (File objects or bytes) to loadModel';
   return new Error(`cannot read ${name} from ${url}: ${why}`);
+}
+
+/** A binary file (a SentencePiece model) given as bytes, a Blob or a URL, refused past its MAX_JSON_BYTES. */
+async function readBytes(value, name, signal) {
+  const limit = MAX_JSON_BYTES[name];
+  if (value instanceof URL) return fetchBytes(value, name, signal);
+  if (bytesOf(value) !== null) {
+    const bytes = checkBytes(name, value);
+    if (bytes.byteLength > limit) throw tooLarge(name, bytes.byteLength, limit, REAL_SIZES[name]);
+    return bytes;
+  }
+  if (typeof Blob === 'function' && value instanceof Blob) {
+    if (value.size > limit) throw tooLarge(name, value.size, limit, REAL_SIZES[name]);
+    return readBlob(value, name);
+  }
+  throw new TypeError(`${name} must be bytes, a Blob or a URL, got ${describe(value)}`);
 }
 
 /** A JSON file at `url`, read up to its MAX_JSON_BYTES (a file in Node as a download is: a FIFO may never end). */

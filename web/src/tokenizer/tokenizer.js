@@ -19,13 +19,28 @@ import { checkPatterns, checkTokenizerJson, checkVocabularySize } from './checks
 import { Cuts, MARGIN } from './cut.js';
 import { currentLayout } from './layout.js';
 import { TokenSpans } from './spans.js';
+import { loadMarianTokenizer } from './marian.js';
+import { readSentencePiece, sentencePieceTokenizerJson } from './sentencepiece.js';
 
 // A prefix starts at PREFIX_CHARS characters a token asked for, and doubles until it holds them
 // beside the MARGIN of its last tokens, which a cut may change (fused unknowns…) and are not kept.
 const PREFIX_CHARS = 8;
 
-/** Checks and reads tokenizer.json; resolves to a TextTokenizer. */
+/**
+ * Checks and reads a model's tokenizer files (loading/sources.js's `tokenizer`): tokenizer.json
+ * (a parsed object), or { spiece, extraIds } (an older T5 copy's spiece.model alone, as T5Converter
+ * reads it), or { source, target, vocab } (Marian's). Resolves to a tokenizer with encode,
+ * encodeTarget (an encoder–decoder's target), decode, tokenText, checkVocabularySize.
+ */
 export async function loadTokenizer(file) {
+  if (file?.vocab !== undefined) return loadMarianTokenizer(file, loadTokenizerJson);
+  if (file?.spiece !== undefined) {
+    return loadTokenizerJson(sentencePieceTokenizerJson(readSentencePiece(file.spiece, 'spiece.model'), { sentinels: file.extraIds, closing: '</s>' }));
+  }
+  return loadTokenizerJson(file);
+}
+
+async function loadTokenizerJson(file) {
   const tokenizerJson = currentLayout(file);
   const checked = checkTokenizerJson(tokenizerJson);
   const { Tokenizer } = await import('@huggingface/tokenizers');
@@ -75,6 +90,16 @@ class TextTokenizer {
   /** Throws if an id of the tokenizer is outside a vocabulary of `vocabSize` (config.json's). */
   checkVocabularySize(vocabSize) {
     checkVocabularySize(this.#largest, vocabSize);
+  }
+
+  /** The vocabulary's own spelling of one id ("▁cat", "Ġcat", "##ing"), or undefined. */
+  piece(id) {
+    return this.#tokenizer.id_to_token(id);
+  }
+
+  /** An encoder–decoder's target text: the same tokenizer as a source's (Marian's has one of its own). */
+  encodeTarget(text, options) {
+    return this.encode(text, options);
   }
 
   /** How the tokenizer writes one id on its own: "##ing", " cat" (GPT-2's "Ġcat"), "[MASK]". */
