@@ -8,8 +8,8 @@ The task is one whose right cross-attention is known in advance: "red cat blue d
 cat red". Source [<s>, w_0 .. w_{n-1}, </s>] (as BART's tokenizer writes it), decoder input
 [</s>, <s>, w_{n-1} .. w_0] (BART's decoder_start_token_id, then the forced <s>), labels
 [<s>, w_{n-1} .. w_0, </s>]: the decoder position that writes w_{n-1-t} should look at source
-position n - t, where that word is. Lengths 3-10 words, drawn uniformly from WORDS with repetition,
-so a head cannot find the word by its identity alone and must use positions. A fixed seeded set of
+position n - t, where that word is. Lengths 3-10 words, drawn uniformly from <unk> and WORDS with
+repetition, so a head cannot find the word by its identity alone and must use positions. A fixed seeded set of
 held-out sequences (held_out_sequences) is never drawn for training.
 
 Every batch holds sequences of one length, so the batched forward below needs no padding or masks
@@ -130,9 +130,11 @@ def tokenizer_config_json():
 # Data.
 # ---------------------------------------------------------------------------------------------
 def random_sequence(rng, length=None):
-    """A tuple of word ids (repetition allowed), `length` or MIN_WORDS..MAX_WORDS words."""
+    """A tuple of word ids (repetition allowed), `length` or MIN_WORDS..MAX_WORDS words, each drawn
+    uniformly from <unk> and WORDS: a word typed on the page that the vocabulary lacks is <unk>,
+    and the model should move it like any other word rather than guess at it."""
     n = length or rng.randint(MIN_WORDS, MAX_WORDS)
-    return tuple(len(SPECIALS) + rng.randrange(len(WORDS)) for _ in range(n))
+    return tuple(UNK + rng.randrange(1 + len(WORDS)) for _ in range(n))  # UNK is the id just before WORDS
 
 
 def held_out_sequences():

@@ -17,13 +17,14 @@ beforeAll(async () => {
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-test('the tarball holds the five WASM builds with the threaded ones\' worker scripts, the single-file build, both built-in models and the probe set, and no build leftovers', () => {
+test('the tarball holds the five WASM builds with the threaded ones\' worker scripts, the single-file build, the three built-in models and the probe set, and no build leftovers', () => {
   for (const file of ['dist/multihead-simd.wasm', 'dist/multihead-scalar.wasm', 'dist/multihead-simd.mjs',
     'dist/multihead-simd-threads.mjs', 'dist/multihead-simd-threads.wasm', 'dist/multihead-simd-threads.worker.js', 'dist/package.json',
     'dist/multihead-relaxed.mjs', 'dist/multihead-relaxed.wasm', 'dist/multihead-relaxed-threads.mjs', 'dist/multihead-relaxed-threads.wasm',
     'dist/multihead-relaxed-threads.worker.js',
     'dist/multihead.js', 'web/src/index.js', 'web/src/element/element.js', 'web/models/default/model.safetensors',
     'web/models/causal/config.json', 'web/models/causal/tokenizer.json', 'web/models/causal/model.safetensors',
+    'web/models/reverse/config.json', 'web/models/reverse/tokenizer.json', 'web/models/reverse/model.safetensors',
     'web/probes/syntax.json']) {
     expect(files).toContain(file);
   }

@@ -73,10 +73,20 @@ export interface EngineMemory {
 /** A JSON file's content: the parsed object, its text, its bytes, or where to fetch it. */
 export type JsonSource = object | string | ArrayBuffer | Uint8Array | URL;
 
-/** The three files of a Hugging Face model folder. A Blob or File is a browser's local file. */
+/**
+ * The files of a Hugging Face model folder. A Blob or File is a browser's local file. The
+ * tokenizer is tokenizer.json, or Marian's source.spm, target.spm and vocab.json (Helsinki-NLP's
+ * repositories have no tokenizer.json), or an older T5 copy's spiece.model.
+ */
 export interface ModelFiles {
   config: JsonSource | Blob;
-  tokenizer: JsonSource | Blob;
+  tokenizer?: JsonSource | Blob;
+  /** Marian's SentencePiece models and vocab.json, instead of tokenizer.json. */
+  sourceSpm?: ArrayBuffer | Uint8Array | Blob | URL;
+  targetSpm?: ArrayBuffer | Uint8Array | Blob | URL;
+  vocab?: JsonSource | Blob;
+  /** T5's spiece.model, instead of tokenizer.json. */
+  spiece?: ArrayBuffer | Uint8Array | Blob | URL;
   /**
    * model.safetensors: its bytes (an ArrayBuffer, or any typed array or DataView over them, read
    * in place), a Blob or File, or a URL (string or URL) to fetch it from. It is streamed into
@@ -92,10 +102,12 @@ export interface ModelFiles {
 /**
  * A model shipped inside the package, loaded with no network: 'default' (a 4-layer, 4-head
  * word-level BERT, a masked LM) or 'causal' (a 2-layer, 4-head word-level GPT-2 trained to show
- * previous-token and induction heads; it predicts the next word).
+ * previous-token and induction heads; it predicts the next word) or 'reverse' (a 2 + 2-layer,
+ * 4-head BART trained to write a sequence of words reversed; its cross-attention shows the
+ * alignment).
  */
 export interface BuiltinModel {
-  builtin: 'default' | 'causal';
+  builtin: 'default' | 'causal' | 'reverse';
 }
 
 export interface LoadProgress {
@@ -147,7 +159,8 @@ export class Engine {
   /**
    * Loads a BERT, DistilBERT, RoBERTa or GPT-2 model (config.json's model_type): the default model
    * inside the package when `source` is omitted or { builtin: 'default' }, the causal one with
-   * { builtin: 'causal' } (no network for either); a Hugging
+   * { builtin: 'causal' }, the encoder–decoder that reverses words with { builtin: 'reverse' }
+   * (no network for any); a Hugging
    * Face Hub id ('bert-base-uncased', 'owner/name'), read from {hubUrl}/{id}/resolve/{revision}/
    * and, in browsers, kept in the Cache API; a folder URL holding config.json, tokenizer.json and
    * model.safetensors (a string URL has a scheme, starts with /, ./ or ../, or ends with /; in

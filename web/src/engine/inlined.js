@@ -3,7 +3,7 @@
 // the package fetches its files beside its modules, which keeps those builds small and cacheable.
 export const inlined = {
   wasm: {}, // { simd?: Uint8Array, scalar?: Uint8Array }
-  models: {}, // { default?, causal? }: { config, tokenizer, weights } each, as loadModel takes them
+  models: {}, // { default?, causal?, reverse? }: { config, tokenizer, weights } each, as loadModel takes them
 };
 
 /** Called once by the single-file build's entry, before anything loads. */

@@ -15,6 +15,12 @@ export const BUILTINS = {
     tokenizer: new URL('../../models/causal/tokenizer.json', import.meta.url),
     weights: new URL('../../models/causal/model.safetensors', import.meta.url),
   },
+  // A small BART trained to reverse a sequence of words: its cross-attention shows the alignment.
+  reverse: () => inlined.models.reverse ?? {
+    config: new URL('../../models/reverse/config.json', import.meta.url),
+    tokenizer: new URL('../../models/reverse/tokenizer.json', import.meta.url),
+    weights: new URL('../../models/reverse/model.safetensors', import.meta.url),
+  },
 };
 
 /** The names of the built-in models, for `{ builtin: name }`. */
