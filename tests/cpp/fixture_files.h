@@ -39,7 +39,7 @@ std::vector<T> read_values(const std::string& path, size_t count) {
   return values;
 }
 
-// case.txt's integer lines (n_tokens, n_layers, …); the text and tensor lines are skipped.
+// case.txt's integer lines (n_tokens, n_layers, …); the text lines (text, source_text, …) and tensor lines are skipped.
 inline std::map<std::string, int> case_fields(const std::string& path) {
   std::map<std::string, int> v;
   std::ifstream in(path);
@@ -49,7 +49,7 @@ inline std::map<std::string, int> case_fields(const std::string& path) {
     std::istringstream fields(line);
     std::string key;
     fields >> key;
-    if (key != "text" && key != "tensor") fields >> v[key];
+    if (key != "text" && !key.ends_with("_text") && key != "tensor") fields >> v[key];
   }
   return v;
 }

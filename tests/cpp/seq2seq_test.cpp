@@ -4,7 +4,8 @@
 // the encoder's, the decoder's and the cross-attention's weights of every layer to 1e-5, every
 // layer's input and the hidden states to 1e-4, the logits to 1e-4 of the case's largest |logit|;
 // layer_trace recomputes each attention exactly; a writing with the KV cache and the cross keys
-// projected once gives the whole decoder's rows and the reference's 32 greedy tokens. Also the
+// projected once gives the whole decoder's rows (to 1e-5: one row's sums round apart from a
+// block's in the SIMD GEMMs) and the reference's 32 greedy tokens. Also the
 // computed positions: T5's buckets against Hugging Face's function, Marian's table against its
 // formula.
 #include <gtest/gtest.h>
@@ -136,8 +137,8 @@ TEST_P(Seq2SeqFixture, MatchesThePyTorchReference) {
     for (int l = 0; l < Ld; ++l) {
       const AttentionTrace& whole = seen.traces[2][size_t(l)];
       for (int i = 0; i < h; ++i) {
-        EXPECT_LT(max_abs_diff(step.traces[2][size_t(l)].head_weights(i), whole.head_weights(i).row(n - 1)), 1e-6) << "cross layer " << l;
-        EXPECT_LT(max_abs_diff(step.traces[1][size_t(l)].head_weights(i), seen.traces[1][size_t(l)].head_weights(i).row(n - 1).leftCols(n)), 1e-6);
+        EXPECT_LT(max_abs_diff(step.traces[2][size_t(l)].head_weights(i), whole.head_weights(i).row(n - 1)), 1e-5) << "cross layer " << l;
+        EXPECT_LT(max_abs_diff(step.traces[1][size_t(l)].head_weights(i), seen.traces[1][size_t(l)].head_weights(i).row(n - 1).leftCols(n)), 1e-5);
       }
     }
     EXPECT_LT(max_abs_diff(out.hidden, decoder.hidden.row(n - 1)), 1e-5);
