@@ -126,6 +126,19 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(() => result.trace(0, 'cross')).toThrow('The model that made this result has been disposed');
   });
 
+  test('the decoder\'s start comes from generation_config.json first, then config.json, and without one the model is refused', async () => {
+    const dir = `${DIR}t5-small/`;
+    const files = (config, generationConfig) => ({ config, tokenizer: new URL(`file://${dir}tokenizer.json`), weights: new URL(`file://${dir}model.safetensors`), generationConfig });
+    const config = JSON.parse(readFileSync(`${dir}config.json`, 'utf8'));
+    const started = await engine.loadModel(files(config, { decoder_start_token_id: 2 }));
+    expect(started.decoderStartIds).toEqual([2]);
+    expect(Array.from(started.run('the river').targetIds)).toEqual([2]);
+    started.dispose();
+    const { decoder_start_token_id: _, ...without } = config;
+    await expect(engine.loadModel(files(without))).rejects.toThrow('config.json (and generation_config.json) has no decoder_start_token_id');
+    await expect(engine.loadModel(files({ ...config, decoder_start_token_id: 1e9 }))).rejects.toThrow("config.json's decoder_start_token_id must be a token id from 0 to");
+  });
+
   test('a one-stack model refuses a target and an ablation stack', async () => {
     const model = await engine.loadModel();
     expect(() => model.run('the cat sat', { target: 'x' })).toThrow("run's target is an encoder–decoder's");

@@ -28,7 +28,7 @@ export const MAX_JSON_BYTES = Object.freeze({
   'generation_config.json': 4 * 2 ** 20,
   'tokenizer.json': 64 * 2 ** 20, // Gemma 3's is 33 MB, the largest
   'tokenizer_config.json': 8 * 2 ** 20, // Gemma 3's is 1.2 MB, the largest
-  // The tokenizer files of a repository without tokenizer.json (tokenizer-files.js): Marian's and an older T5's.
+  // The tokenizer files of a repository without tokenizer.json (readTokenizer below): Marian's and an older T5's.
   'vocab.json': 16 * 2 ** 20, // opus-mt's are about 1.3 MB
   'source.spm': 16 * 2 ** 20, // SentencePiece models, about 0.8 MB
   'target.spm': 16 * 2 ** 20,

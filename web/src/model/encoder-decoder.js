@@ -18,11 +18,15 @@ import { likeliest } from './likeliest.js';
 export const STACKS = Object.freeze(['encoder', 'decoder', 'cross']);
 
 /**
- * What config.json says of an encoder–decoder's writing: the decoder's start ids, the ids never
- * written (Marian's pad, as its bad_words_ids say) and T5's task prefixes, { task: prefix }.
+ * What config.json says of an encoder–decoder's writing, generation_config.json's fields first
+ * where the model has that file (as transformers reads them): the decoder's start ids, the ids
+ * never written (Marian's pad, as its bad_words_ids say) and T5's task prefixes, { task: prefix }.
  */
-export function encoderDecoderSettings(configText, vocabSize) {
-  const config = JSON.parse(configText);
+export function encoderDecoderSettings(configText, generationConfig, vocabSize) {
+  const config = { ...JSON.parse(configText) };
+  for (const field of ['decoder_start_token_id', 'forced_bos_token_id', 'bad_words_ids']) {
+    if (generationConfig?.[field] !== undefined) config[field] = generationConfig[field];
+  }
   const id = (name, value) => {
     if (!Number.isInteger(value) || value < 0 || value >= vocabSize) {
       throw new RangeError(`config.json's ${name} must be a token id from 0 to ${vocabSize - 1}, got ${describe(value)}`);
@@ -30,7 +34,7 @@ export function encoderDecoderSettings(configText, vocabSize) {
     return value;
   };
   if (config.decoder_start_token_id === undefined || config.decoder_start_token_id === null) {
-    throw new Error('config.json has no decoder_start_token_id: an encoder–decoder\'s decoder needs the id it starts from');
+    throw new Error('config.json (and generation_config.json) has no decoder_start_token_id: an encoder–decoder\'s decoder needs the id it starts from');
   }
   const startIds = [id('decoder_start_token_id', config.decoder_start_token_id)];
   if (config.forced_bos_token_id !== undefined && config.forced_bos_token_id !== null) startIds.push(id('forced_bos_token_id', config.forced_bos_token_id));

@@ -77,7 +77,7 @@ export class Model {
     try {
       const info = module.loaderInfo(loader);
       tokenizer.checkVocabularySize(info.config.vocabSize);
-      const seq2seq = info.config.encoderDecoder ? encoderDecoderSettings(files.config, info.config.vocabSize) : null;
+      const seq2seq = info.config.encoderDecoder ? encoderDecoderSettings(files.config, files.extras?.generationConfig, info.config.vocabSize) : null;
       const chat = await chatSettings({ config: files.config, ...files.extras }); // config.json is valid JSON now
       native = await streamInto(module, loader, info, files.weights, {
         signal,
