@@ -131,13 +131,17 @@ export class Model {
       const tokens = { ids, tokens: [...encoded.tokens, ...texts], unknown: [...encoded.unknown, ...texts.map(() => false)], spans: [...encoded.spans, ...texts.map(() => null)] };
       return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt, onLayer });
     }
-    const keep = Math.min(total, maxTokens);
-    // A text that ends with its tokenizer's closing token (e.g. [SEP]) keeps it when truncated, as
-    // the model was trained with it; a text without one (GPT-2's) simply stops.
+    return this.#runTokens(this.#truncated(encoded, maxTokens), total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt, onLayer });
+  }
+
+  // An encoded text's first maxTokens tokens { ids, tokens, unknown, spans }. A text that ends with
+  // its tokenizer's closing token (e.g. [SEP], </s>) keeps it when truncated, as the model was
+  // trained with it; a text without one (GPT-2's) simply stops.
+  #truncated(encoded, maxTokens) {
+    const total = encoded.ids.length, keep = Math.min(total, maxTokens);
     const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
     const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
-    const tokens = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
-    return this.#runTokens(tokens, total, { codes, ablated, ablation }, maxAttentionBytes, { interrupt, onLayer });
+    return { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
   }
 
   // The model's attention layers by stack, and its heads: what an ablation list is checked against.
@@ -149,13 +153,9 @@ export class Model {
   // An encoder–decoder's source as run() reads a prompt: { kept: { ids, tokens, unknown, spans }, total }.
   #sourceTokens(source, maxTokens) {
     const encoded = this.#encodePrompt(source, maxTokens + 1);
-    const total = encoded.ids.length, keep = Math.min(total, maxTokens);
-    // The source keeps its closing token (</s>) when truncated, as the model was trained with it.
-    const closing = keep < total && encoded.ids[total - 1] === this.#tokenizer.closingToken?.id;
-    const pick = (list) => (closing ? [...list.slice(0, keep - 1), list[total - 1]] : list.slice(0, keep));
-    const kept = { ids: pick(encoded.ids), tokens: pick(encoded.tokens), unknown: pick(encoded.unknown), spans: pick(encoded.spans) };
+    const kept = this.#truncated(encoded, maxTokens);
     this.#checkEmbeddable(kept.ids, kept.tokens);
-    return { kept, total };
+    return { kept, total: encoded.ids.length };
   }
 
   // An encoder–decoder's writing (generate.js's Writing over its decoder): the encoder runs once
