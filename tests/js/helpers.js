@@ -131,7 +131,8 @@ export function maxAbsDiff(a, b) {
  * Reads one whole-model case folder (tests/fixtures/models/<model>/<case>, tests/fixtures/checkpoints/
  * <checkpoint>/cases/<case>): the text, the sizes, and each tensor file its case.txt lists, checked
  * against the shape written there. Keys: ids, attention (L, H, n, n), hidden (n, d), and, where
- * present, inputs (L, n, d), logits (n, vocab) and ablation (L, H: 0 on, 1 zeroed, 2 mean).
+ * present, inputs (L, n, d), logits (n, vocab) and ablation (L, H: 0 on, 1 zeroed, 2 mean); an
+ * encoder–decoder's (tests/fixtures/seq2seq) source, target, encoder_attention, …, and sourceText, targetText.
  */
 export function readModelCase(dir) {
   const lines = readFileSync(`${dir}/case.txt`, 'utf8').trim().split('\n');
@@ -146,6 +147,8 @@ export function readModelCase(dir) {
     if (values.length !== dims.reduce((a, b) => a * Number(b), 1)) throw new Error(`${dir}/${file} does not hold ${dims.join(' × ')} values`);
     out[file.replace(/\.\w+$/, '')] = values;
   }
+  // An encoder–decoder case's source_text and target_text, as sourceText and targetText.
+  for (const [, key, text] of lines.map((l) => /^(\w+)_text (.*)$/.exec(l)).filter(Boolean)) out[`${key}Text`] = text;
   return out;
 }
 

@@ -7,16 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { instantiate, orThrow } from '../../../web/src/engine/wasm-glue.js';
 import { createLoader, streamInto } from '../../../web/src/engine/weights-stream.js';
-import { BUILDS, maxAbsDiff } from '../helpers.js';
+import { BUILDS, maxAbsDiff, readModelCase } from '../helpers.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/seq2seq/', import.meta.url));
 const CHECKPOINTS = readdirSync(DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
 const CHECKPOINT_GPT2 = fileURLToPath(new URL('../../fixtures/checkpoints/gpt2-new/', import.meta.url));
-
-function read(path, Type) {
-  const bytes = readFileSync(path);
-  return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
-}
 
 async function load(module, folder) {
   const bytes = new Uint8Array(readFileSync(`${folder}/model.safetensors`));
@@ -39,16 +34,16 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     const { native, config } = await load(module, `${DIR}${checkpoint}`);
     try {
       expect(config).toMatchObject({ encoderDecoder: true, numLayers: expect.any(Number), numDecoderLayers: expect.any(Number) });
-      const dir = `${DIR}${checkpoint}/cases/sentence/`;
-      const source = read(`${dir}source.i32`, Int32Array), target = read(`${dir}target.i32`, Int32Array);
+      const fixture = readModelCase(`${DIR}${checkpoint}/cases/sentence`);
+      const { source, target } = fixture;
       const seen = { encoder: [], decoder: [], cross: [] };
       const hook = (layer, weights, stack) => { seen[stack][layer] = Float32Array.from(weights); };
       const encoder = orThrow(module.runModel(native, source, hook, new Uint8Array(0)));
       const decoder = orThrow(module.runDecoder(native, target, encoder.hidden, hook, new Uint8Array(0)));
       const { numLayers, numDecoderLayers } = config;
       expect([seen.encoder.length, seen.decoder.length, seen.cross.length]).toEqual([numLayers, numDecoderLayers, numDecoderLayers]);
-      for (const [stack, file] of [['encoder', 'encoder_attention.f32'], ['decoder', 'decoder_attention.f32'], ['cross', 'cross_attention.f32']]) {
-        const want = read(`${dir}${file}`, Float32Array), size = want.length / seen[stack].length;
+      for (const stack of ['encoder', 'decoder', 'cross']) {
+        const want = fixture[`${stack}_attention`], size = want.length / seen[stack].length;
         seen[stack].forEach((weights, l) => expect(maxAbsDiff(weights, want.subarray(l * size, (l + 1) * size))).toBeLessThan(1e-5));
       }
       // A cross layer again from its kept input, over the encoder's output.

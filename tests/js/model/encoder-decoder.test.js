@@ -6,23 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../../../web/src/index.js';
-import { BUILDS, maxAbsDiff } from '../helpers.js';
+import { BUILDS, maxAbsDiff, readModelCase } from '../helpers.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/seq2seq/', import.meta.url));
 // Marian's folder has no tokenizer.json: source.spm, target.spm and vocab.json, as Helsinki-NLP's repositories.
 const WITH_TOKENIZER = ['bart', 'flan-t5', 'marian', 't5-small'];
-
-function read(path, Type) {
-  const bytes = readFileSync(path);
-  return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
-}
-
-// case.txt's "source_text …" and "target_text …" lines.
-function texts(dir) {
-  const lines = readFileSync(`${dir}case.txt`, 'utf8').split('\n');
-  const text = (key) => lines.find((l) => l.startsWith(`${key} `))?.slice(key.length + 1);
-  return { source: text('source_text'), target: text('target_text') };
-}
 
 // Every head's weights of one kind of attention, laid out as the fixture's (L, H, rows, columns).
 function gather(result, method, layers, heads) {
@@ -38,24 +26,22 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each(WITH_TOKENIZER)('%s: run(source, { target }) matches the float64 reference', async (name) => {
     const model = await engine.loadModel(`${DIR}${name}`);
-    const dir = `${DIR}${name}/cases/sentence/`;
-    const { source, target } = texts(dir);
+    const fixture = readModelCase(`${DIR}${name}/cases/sentence`);
+    const { sourceText: source, targetText: target } = fixture;
     const config = JSON.parse(readFileSync(`${DIR}${name}/config.json`, 'utf8'));
     expect(model.encoderDecoder).toBe(true);
     expect(model.numDecoderLayers).toBe(config.decoder_layers ?? config.num_decoder_layers ?? config.num_layers);
     expect(model.decoderStartIds).toEqual(config.forced_bos_token_id === undefined ? [config.decoder_start_token_id] : [config.decoder_start_token_id, config.forced_bos_token_id]);
     const result = model.run(source, { target });
-    expect(Array.from(result.ids)).toEqual(Array.from(read(`${dir}source.i32`, Int32Array)));
-    expect(Array.from(result.targetIds)).toEqual(Array.from(read(`${dir}target.i32`, Int32Array)));
+    expect(Array.from(result.ids)).toEqual(Array.from(fixture.source));
+    expect(Array.from(result.targetIds)).toEqual(Array.from(fixture.target));
     expect(result.targetTokens).toHaveLength(result.targetIds.length);
     const { numLayers: L, numDecoderLayers: Ld, numHeads: H } = model;
     const ns = result.ids.length, nt = result.targetIds.length;
     expect(result.crossAttention(0, 0)).toMatchObject({ nQueries: nt, nKeys: ns });
-    const checks = [['attention', 'encoder_attention.f32', L], ['decoderAttention', 'decoder_attention.f32', Ld], ['crossAttention', 'cross_attention.f32', Ld]];
-    for (const [method, file, layers] of checks) {
-      expect(maxAbsDiff(gather(result, method, layers, H), read(`${dir}${file}`, Float32Array))).toBeLessThan(1e-5);
-    }
-    const want = read(`${dir}logits.f32`, Float32Array), V = model.vocabSize;
+    const checks = [['attention', 'encoder_attention', L], ['decoderAttention', 'decoder_attention', Ld], ['crossAttention', 'cross_attention', Ld]];
+    for (const [method, key, layers] of checks) expect(maxAbsDiff(gather(result, method, layers, H), fixture[key])).toBeLessThan(1e-5);
+    const want = fixture.logits, V = model.vocabSize;
     const scale = want.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
     for (let t = 0; t < nt; t++) expect(maxAbsDiff(result.logits(t), want.subarray(t * V, (t + 1) * V)) / scale).toBeLessThan(1e-4);
     expect(result.predictions(nt - 1, 3)).toHaveLength(3);
@@ -69,7 +55,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each(WITH_TOKENIZER)('%s: a cross head switched off changes what comes after it, and only that', async (name) => {
     const model = await engine.loadModel(`${DIR}${name}`);
-    const { source, target } = texts(`${DIR}${name}/cases/sentence/`);
+    const { sourceText: source, targetText: target } = readModelCase(`${DIR}${name}/cases/sentence`);
     const plain = model.run(source, { target });
     const ablated = model.run(source, { target, ablate: [{ layer: 0, head: 1, stack: 'cross' }] });
     expect(ablated.ablated).toEqual([{ layer: 0, head: 1, stack: 'cross' }]);
@@ -81,7 +67,7 @@ describe.each(BUILDS)('the %s build', (build, options) => {
 
   test.each(WITH_TOKENIZER)('%s: generate() writes the reference\'s greedy tokens, each step with its cross-attention row', async (name) => {
     const model = await engine.loadModel(`${DIR}${name}`);
-    const { source } = texts(`${DIR}${name}/cases/sentence/`);
+    const { sourceText: source } = readModelCase(`${DIR}${name}/cases/sentence`);
     const greedy = JSON.parse(readFileSync(`${DIR}${name}/greedy.json`, 'utf8'));
     const writing = model.generate(source, { maxNewTokens: greedy.ids.length });
     const steps = [];
