@@ -6,6 +6,7 @@ export { listCachedModels, deleteCachedModel, CachedModel } from './loading/cach
 export { averageHeads, rollout, AttentionResult } from './analysis/rollout.js';
 export { queryKeyMap } from './analysis/query-key-map.js';
 export { ROLES, headRoles, topRole, Role, HeadRole } from './analysis/head-roles.js';
+export { CROSS_ROLES, crossHeadRoles, CrossRole, CrossHeadRole } from './analysis/cross-roles.js';
 export { measureHeadRoles, MeasureOptions, ProbeSet, MeasuredHead, MeasuredRelation, HeadRolesMeasure } from './analysis/measure-roles.js';
 export { Attention, ForwardOptions } from './engine/attention.js';
 export { AttentionTrace, HeadWeights } from './engine/trace.js';

@@ -7,5 +7,6 @@ export { listCachedModels, deleteCachedModel } from './loading/cache.js';
 export { averageHeads, rollout } from './analysis/rollout.js';
 export { queryKeyMap } from './analysis/query-key-map.js';
 export { ROLES, headRoles, topRole } from './analysis/head-roles.js';
+export { CROSS_ROLES, crossHeadRoles } from './analysis/cross-roles.js';
 export { measureHeadRoles } from './analysis/measure-roles.js';
 export { relaxedSimdSupported, simdSupported } from './engine/simd.js';

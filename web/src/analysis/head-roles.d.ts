@@ -22,5 +22,6 @@ export interface HeadRole {
  */
 export function headRoles(result: AttentionResult & { readonly ids?: ArrayLike<number>; readonly causal?: boolean }): HeadRole[];
 
-/** The role with the highest score that clears its ROLES threshold, or null. */
-export function topRole(scores: Partial<Record<Role, number | null>>): { role: Role; score: number } | null;
+/** The role with the highest score that clears its threshold in `roles` (ROLES by default), or null. */
+export function topRole<R extends string = Role>(scores: Partial<Record<R, number | null>>,
+  roles?: Readonly<Record<R, { threshold: number }>>): { role: R; score: number } | null;

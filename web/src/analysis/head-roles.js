@@ -83,10 +83,10 @@ export function headRoles(result) {
   return roles;
 }
 
-/** The role with the highest score that clears its threshold, or null. */
-export function topRole(scores) {
+/** The role with the highest score that clears its threshold in `roles` (ROLES by default), or null. */
+export function topRole(scores, roles = ROLES) {
   let top = null;
-  for (const [role, { threshold }] of Object.entries(ROLES)) {
+  for (const [role, { threshold }] of Object.entries(roles)) {
     const score = scores[role];
     if (score !== null && score !== undefined && score >= threshold && (!top || score > top.score)) top = { role, score };
   }

@@ -5,10 +5,12 @@
  */
 export type AttentionResult = {
   readonly tokens: readonly string[];
+  /** The key tokens when they are others than the queries (a cross-attention's source); averageHeads takes them, rollout does not. */
+  readonly keyTokens?: readonly string[];
   attention(layer: number, head: number): Float32Array;
 } & ({ readonly numLayers: number; readonly numHeads: number } | { readonly layers: number; readonly heads: number });
 
-/** The mean of one layer's heads, (n × n) row-major: query rows, key columns. */
+/** The mean of one layer's heads, (n × nKeys) row-major: query rows, key columns. */
 export function averageHeads(result: AttentionResult, layer: number): Float32Array;
 
 /**

@@ -6,7 +6,7 @@ import { attentionOf } from './attention-source.js';
 
 /**
  * The mean of layer `layer`'s heads: A̅ = (1/H) Σ_h A_h. Each row still sums to 1 (or is all zero
- * where every head's row is).
+ * where every head's row is). The keys may be other tokens than the queries (result.keyTokens).
  */
 export function averageHeads(result, layer) {
   const source = attentionOf(result, 'averageHeads');
@@ -24,6 +24,10 @@ export function averageHeads(result, layer) {
 export function rollout(result) {
   const source = attentionOf(result, 'rollout');
   const n = source.n;
+  if (source.nKeys !== n) {
+    throw new RangeError(`rollout follows attention through one stack's layers, whose queries and keys are the same ${n} tokens; ` +
+      `these rows read ${source.nKeys} other tokens (cross-attention)`);
+  }
   let rolled = null;
   for (let l = 0; l < source.layers; l++) {
     const mixed = average(source, l);
@@ -39,15 +43,15 @@ export function rollout(result) {
   return Float32Array.from(rolled);
 }
 
-/** Layer l's mean over heads, (n × n) Float64Array. */
+/** Layer l's mean over heads, (n × nKeys) Float64Array. */
 function average(source, layer) {
-  const { n, heads } = source;
-  const sum = new Float64Array(n * n);
+  const { n, nKeys, heads } = source;
+  const sum = new Float64Array(n * nKeys);
   for (let h = 0; h < heads; h++) {
     const a = source.attention(layer, h);
-    for (let k = 0; k < n * n; k++) sum[k] += a[k];
+    for (let k = 0; k < sum.length; k++) sum[k] += a[k];
   }
-  for (let k = 0; k < n * n; k++) sum[k] /= heads;
+  for (let k = 0; k < sum.length; k++) sum[k] /= heads;
   return sum;
 }
 
