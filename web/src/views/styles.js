@@ -1,6 +1,7 @@
 // The views' CSS as one string, for a <style> element in a page or in a shadow root, and the two
 // palettes (light and dark) of --mh-* custom properties they read. Every rule is scoped under an
 // mh- class, so the views never style the host; the page and the element choose the palette.
+import { ALIGNMENT_CSS } from './alignment-view.js';
 import { GRID_CSS } from './grid-view.js';
 import { HEAD_CSS } from './head-view.js';
 import { LINES_CSS } from './lines-view.js';
@@ -30,7 +31,7 @@ const BASE_CSS = `
 .mh-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
-export const VIEWS_CSS = [BASE_CSS, GRID_CSS, HEAD_CSS, LINES_CSS, STEPS_CSS, WHY_CSS].join('\n');
+export const VIEWS_CSS = [BASE_CSS, GRID_CSS, HEAD_CSS, LINES_CSS, STEPS_CSS, WHY_CSS, ALIGNMENT_CSS].join('\n');
 
 /** The --mh-* colours of each theme; the page and <multihead-view> both set these. */
 const PALETTES = {

@@ -51,43 +51,50 @@ export function layerWeights(result, layer) {
 export const OVERVIEW_SIZE = 128;
 
 /**
- * Every head of every layer of a model.run() result for the model view, { block, labels, layers:
- * [{ weights: per head }] }: each matrix pooled into blocks of `block` tokens (the mean weight over
- * each block's cells), so it has at most `size` rows and columns; `labels` names each block's
- * tokens. Below `size` tokens block is 1, and the weights and labels are the run's own. Reads one
- * layer at a time, so a run that keeps few layers recomputes each once. The layers in `sent`
- * (those the page's worker streamed already) are null.
+ * Every head of every layer of a model.run() result for the model view, { block, labels,
+ * keyLabels?, layers: [{ weights: per head }] }: each matrix pooled into blocks of `block` tokens
+ * (the mean weight over each block's cells), so it has at most `size` rows and columns; `labels`
+ * names each block's query tokens, and `keyLabels` its key tokens when they are others (a
+ * cross-attention's result.keyTokens). Below `size` tokens block is 1, and the weights and labels
+ * are the run's own. Reads one layer at a time, so a run that keeps few layers recomputes each
+ * once. The layers in `sent` (those the page's worker streamed already) are null.
  */
 export function overviewOf(result, size = OVERVIEW_SIZE, sent = new Set()) {
-  const { block, labels } = overviewBlocks(result.tokens, size);
+  const { tokens, keyTokens } = result;
+  const nKeys = keyTokens?.length ?? tokens.length;
+  const { block, labels } = overviewBlocks(tokens, size, nKeys);
+  const keyLabels = keyTokens ? overviewBlocks(keyTokens, size, tokens.length).labels : undefined;
   const layers = Array.from({ length: result.numLayers }, (_, l) => (sent.has(l) ? null
-    : { weights: thumbnails(Array.from({ length: result.numHeads }, (_, h) => result.attention(l, h)), result.tokens.length, block) }));
-  return { block, labels, layers };
+    : { weights: thumbnails(Array.from({ length: result.numHeads }, (_, h) => result.attention(l, h)), tokens.length, block, nKeys) }));
+  return { block, labels, ...keyTokens ? { keyLabels } : {}, layers };
 }
 
-/** The blocks of the model view of `tokens`: { block, labels }, as overviewOf makes them. */
-export function overviewBlocks(tokens, size = OVERVIEW_SIZE) {
+/**
+ * The blocks of the model view of `tokens` (queries) over `nKeys` keys (as many by default):
+ * { block, labels }, as overviewOf makes them; one block size for both axes, so the longer sets it.
+ */
+export function overviewBlocks(tokens, size = OVERVIEW_SIZE, nKeys = tokens.length) {
   const n = tokens.length;
-  const block = Math.ceil(n / size), m = Math.ceil(n / block);
+  const block = Math.ceil(Math.max(n, nKeys) / size), m = Math.ceil(n / block);
   const labels = block === 1 ? tokens : Array.from({ length: m }, (_, i) => `tokens ${i * block + 1}–${Math.min(n, (i + 1) * block)}`);
   return { block, labels };
 }
 
-/** One layer's heads (n × n each) as the model view's thumbnails, in blocks of `block` tokens (overviewBlocks). */
-export function thumbnails(heads, n, block) {
-  return block === 1 ? heads : heads.map((a) => pooled(a, n, block));
+/** One layer's heads (n × nKeys each) as the model view's thumbnails, in blocks of `block` tokens (overviewBlocks). */
+export function thumbnails(heads, n, block, nKeys = n) {
+  return block === 1 ? heads : heads.map((a) => pooled(a, n, nKeys, block));
 }
 
-/** (n × n) `a` as (m × m) means over blocks of `block` rows and columns, m = ⌈n / block⌉. */
-function pooled(a, n, block) {
-  const m = Math.ceil(n / block);
-  const sums = new Float64Array(m * m);
+/** (n × nKeys) `a` as (m × mKeys) means over blocks of `block` rows and columns, m = ⌈n / block⌉. */
+function pooled(a, n, nKeys, block) {
+  const m = Math.ceil(n / block), mKeys = Math.ceil(nKeys / block);
+  const sums = new Float64Array(m * mKeys);
   for (let i = 0; i < n; i++) {
-    const row = Math.floor(i / block) * m;
-    for (let j = 0; j < n; j++) sums[row + Math.floor(j / block)] += a[i * n + j];
+    const row = Math.floor(i / block) * mKeys;
+    for (let j = 0; j < nKeys; j++) sums[row + Math.floor(j / block)] += a[i * nKeys + j];
   }
-  const size = (k) => Math.min(n, (k + 1) * block) - k * block; // the last block may be short
-  return Float32Array.from(sums, (v, k) => v / (size(Math.floor(k / m)) * size(k % m)));
+  const size = (k, total) => Math.min(total, (k + 1) * block) - k * block; // the last block may be short
+  return Float32Array.from(sums, (v, k) => v / (size(Math.floor(k / mKeys), n) * size(k % mKeys, nKeys)));
 }
 
 /** The key of an average ('average') or rollout ('rollout') of layer `layer` in a result's `summaries`. */
@@ -126,8 +133,8 @@ export function tracedLayer(result, layer, rotation = null) {
  * A list of attentionLayers as the analysis functions read a run (rollout.js), cut to its first
  * `layers` layers.
  */
-function runOfLayers({ tokens, causal }, layers) {
-  return { tokens, causal, numLayers: layers.length, numHeads: layers[0].weights.length, attention: (l, h) => layers[l].weights[h] };
+function runOfLayers({ tokens, keyTokens, causal }, layers) {
+  return { tokens, keyTokens, causal, numLayers: layers.length, numHeads: layers[0].weights.length, attention: (l, h) => layers[l].weights[h] };
 }
 
 /**
@@ -150,6 +157,8 @@ function runOfLayers({ tokens, causal }, layers) {
 export function viewData(view, result, index, { head = 0, toy = false, roles = null, ablated = [], row = null, patch = null, patching = null } = {}) {
   const { tokens, unknown } = result;
   if (view === 'why') return whyData(result, patch, patching, toy);
+  // A cross-attention's keys are the source's tokens, its rows the target's.
+  const keys = result.keyTokens ? { keyTokens: result.keyTokens, keyUnknown: result.keyUnknown ?? [] } : {};
   const causal = Boolean(result.causal); // the grid and the head view hatch the masked triangle
   const windows = result.windows ?? [];
   const kvHeads = result.kvHeads ?? null;
@@ -161,7 +170,7 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
     // The page's worker sends the model view pooled (overviewOf); the element holds every layer.
     // While the page's worker streams a run (its layers come as they are computed), the layers
     // still to come are rows without weights.
-    const { block, labels, layers } = result.overview ?? { block: 1, labels: tokens, layers: result.layers };
+    const { block, labels, keyLabels, layers } = result.overview ?? { block: 1, labels: tokens, keyLabels: result.keyTokens, layers: result.layers };
     const heads = result.numHeads ?? layers.find(Boolean).weights.length;
     const rows = Array.from({ length: result.numLayers ?? layers.length }, (_, i) => ({
       // A model with sliding-window layers says of each layer whether it slides or sees every key.
@@ -174,7 +183,8 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
       ablated: Array.from({ length: heads }, (_, h) => off.has(`${i}.${h}`)),
     }));
     const title = block === 1 ? 'Every layer' : `Every layer, each thumbnail in blocks of ${block} tokens (their mean weight)`;
-    return { tokens: labels, unknown: block === 1 ? unknown : [], rows, title, causal, kvHeads, row: row === null ? null : Math.floor(row / block) };
+    const pooledKeys = keyLabels ? { keyTokens: keyLabels, keyUnknown: block === 1 ? keys.keyUnknown : [] } : {};
+    return { tokens: labels, unknown: block === 1 ? unknown : [], ...pooledKeys, rows, title, causal, kvHeads, row: row === null ? null : Math.floor(row / block) };
   }
   const layer = result.layers[index]; // absent for the rollout view, when the page has not asked for it
   const where = toy ? 'Toy layer' : `Layer ${index + 1}`;
@@ -182,15 +192,15 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
   const window = toy ? null : windowOf(index);
   switch (view) {
     case 'grid':
-      return { tokens, unknown, weights: layer.weights, title: where, causal, window, kvHeads: toy ? null : kvHeads, row };
+      return { tokens, unknown, ...keys, weights: layer.weights, title: where, causal, window, kvHeads: toy ? null : kvHeads, row };
     case 'head':
       return {
-        tokens, unknown, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal, window,
+        tokens, unknown, ...keys, weights: layer.weights[heads[0]], title: `${where}, head ${heads[0] + 1}`, causal, window,
         shared: toy ? null : sharedText(kvHeads, heads[0]), row,
       };
     case 'average':
       return {
-        tokens, unknown, causal, title: `${where}, the average of its heads`,
+        tokens, unknown, ...keys, causal, title: `${where}, the average of its heads`,
         // The page's worker sends it; the element holds the layer.
         weights: result.summaries?.get(summaryKey('average', index)) ?? averageHeads(runOfLayers(result, [layer]), 0),
       };
@@ -202,7 +212,9 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
         title: index === 0 ? 'Rollout of layer 1' : `Rollout of layers 1 to ${index + 1}`,
       };
     case 'lines':
-      return { tokens, unknown, weights: layer.weights, heads };
+      return { tokens, unknown, ...keys, weights: layer.weights, heads };
+    case 'alignment':
+      return alignmentData(result, index, where);
     default:
       return {
         ...layer, tokens, unknown, title: where, numbers: toy,
@@ -211,6 +223,26 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
           : index === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${index}`,
       };
   }
+}
+
+/**
+ * What the alignment view draws (viewData's 'alignment'): a cross-attention's source tokens
+ * (`keyTokens`) above the target tokens written, each with the row of the mean of layer `index`'s
+ * heads that wrote it (the decoder's row before it: row i reads the source to write token i + 1),
+ * or an `error` for a result that has no cross-attention or nothing written yet.
+ */
+function alignmentData(result, index, where) {
+  if (!result.keyTokens) {
+    return { error: 'The alignment view draws an encoder–decoder\'s cross-attention: choose "cross" under "Attention of the model".' };
+  }
+  const n = result.tokens.length, m = result.keyTokens.length;
+  if (n < 2) return { error: 'The decoder has written nothing yet: press Translate (or Write) to see what each word it writes reads.' };
+  const layer = result.layers[index];
+  const weights = result.summaries?.get(summaryKey('average', index)) ?? averageHeads(runOfLayers(result, [layer]), 0);
+  return {
+    source: result.keyTokens, sourceUnknown: result.keyUnknown ?? [], target: result.tokens.slice(1), weights: weights.subarray(0, (n - 1) * m),
+    title: `${where}: what each target word read of the source when it was written, the layer's heads averaged`,
+  };
 }
 
 /** What the Why? view draws of a result (viewData's 'why'). */
