@@ -54,10 +54,10 @@ function shownPredictions(page) {
 
 const quoted = (top) => top.map((p) => `“${p.token}”`);
 
-test('the picker offers both built-in models; the causal one loads offline, with its triangle marked, and goes into the URL', async () => {
+test('the picker offers the three built-in models; the causal one loads offline, with its triangle marked, and goes into the URL', async () => {
   const { page, problems, responses } = await openPage();
   const builtins = await page.locator('#model-choice optgroup').first().locator('option').evaluateAll((options) => options.map((o) => o.value));
-  expect(builtins).toEqual(['builtin:default', 'builtin:causal']);
+  expect(builtins).toEqual(['builtin:default', 'builtin:causal', 'builtin:reverse']);
   await expect(page.locator('.mh-causal-key').first().isVisible()).resolves.toBe(false); // the default model is a BERT
 
   await page.selectOption('#model-choice', 'builtin:causal');

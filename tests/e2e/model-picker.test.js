@@ -113,14 +113,17 @@ test('the picker\'s controls are named, reached by Tab, and fit a 375 px phone',
   const unnamed = tree.split('\n').filter((line) => /- (button|combobox|textbox|progressbar)(\s*\[[^\]]*\])?:?\s*$/.test(line));
   expect(unnamed).toEqual([]);
   const options = await page.locator('#model-choice option').allTextContents();
-  expect(options).toEqual(['BERT: fills in a [MASK], 4 layers × 4 heads (3 MB)', 'GPT: predicts the next word, induction heads, 2 layers × 4 heads (2.4 MB)', 'bert-base-uncased (masked LM, 440 MB)',
+  expect(options).toEqual(['BERT: fills in a [MASK], 4 layers × 4 heads (3 MB)', 'GPT: predicts the next word, induction heads, 2 layers × 4 heads (2.4 MB)',
+    'Reverser: an encoder–decoder that writes a list of words backwards, 2 + 2 layers × 4 heads (0.7 MB)', 'bert-base-uncased (masked LM, 440 MB)',
     'distilbert-base-uncased (masked LM, 268 MB)', 'roberta-base (masked LM, 499 MB)', 'gpt2 (next token, 548 MB)',
     'distilgpt2 (next token, 353 MB)', 'HuggingFaceTB/SmolLM2-135M (Llama, 9 query heads on 3 KV heads, 269 MB)',
     'HuggingFaceTB/SmolLM2-135M-Instruct (Llama, chat, 269 MB)', 'HuggingFaceTB/SmolLM2-360M-Instruct (Llama, chat, 724 MB)',
     'Qwen/Qwen2.5-0.5B-Instruct (Qwen2.5, 14 query heads on 2 KV heads, 988 MB)', 'Qwen/Qwen3-0.6B (Qwen3, QK-norm, 1.50 GB)',
     'TinyLlama/TinyLlama-1.1B-Chat-v1.0 (Llama, chat, 2.20 GB)', 'EleutherAI/pythia-70m (GPT-NeoX; revisions step0 to step143000, 166 MB)',
     'EleutherAI/pythia-160m (GPT-NeoX; revisions step0 to step143000, 375 MB)', 'unsloth/gemma-3-270m (Gemma 3, sliding windows of 512, 536 MB)',
-    'Another Hub model…']);
+    'google-t5/t5-small (T5 encoder–decoder: translates, summarises, 242 MB)', 'google/flan-t5-small (Flan-T5 encoder–decoder, instructions, 308 MB)',
+    'facebook/bart-base (BART encoder–decoder, rewrites its input, 558 MB)', 'Helsinki-NLP/opus-mt-en-de (Marian: translates English to German, 298 MB)',
+    'Helsinki-NLP/opus-mt-de-en (Marian: translates German to English, 298 MB)', 'Another Hub model…']);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 
   await page.focus('#model-choice');

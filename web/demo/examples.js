@@ -10,6 +10,20 @@ export const EXAMPLES = {
     'We hold these truths to be self-evident.',
     'Le chat 🐈 dort sur le tapis.',
   ],
+  // An encoder–decoder's source: sentences to translate, or, for the built-in reverser, words of
+  // its vocabulary to write backwards.
+  source: [
+    'The house is wonderful.',
+    'My friend bought a red car yesterday.',
+    'The children are playing in the garden.',
+    'I would like a cup of coffee, please.',
+  ],
+  reverse: [
+    'red cat blue dog',
+    'one two three four five six',
+    'sun moon star tree house',
+    'green frog eats one fish',
+  ],
   causal: [
     'Yesterday Henry met William at the station. Today Henry met',
     'George wrote a long letter to his brother. The next day George wrote a long',

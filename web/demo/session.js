@@ -14,6 +14,7 @@
 import { patched } from './state/store.js';
 import { BUILTIN_MODEL, ModelName, modelName, modelRevision, modelSource } from './state/model-choice.js';
 import { answerFits, canWrite, inputsKey, keyWith, modelToLoad, needed, queryKeysKey, whyKey } from './state/needed.js';
+import { shownStack, stackLayers } from './state/settings.js';
 import { grownRun, promptRun } from './state/writing.js';
 import { patchKey } from './state/why.js';
 import { summaryKey } from '../src/views/view-data.js';
@@ -241,7 +242,7 @@ export function merged(run, answer, asked, info) {
   // The same inputs keep their token arrays, so the token list keeps its buttons (and their focus).
   const r = fresh ? newRun(answer, asked, info) : { ...run, layers: [...run.layers], nextTokens: new Map(run.nextTokens) };
   // After a writing, or once a streamed run's layers are all in.
-  if (asked.fresh && !fresh) Object.assign(r, { roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
+  if (asked.fresh && !fresh) Object.assign(r, { roles: answer.roles ?? null, alignment: answer.alignment ?? null, changes: answer.changes ?? null, ablated: answer.ablated });
   r.partial = false;
   if (answer.steps) r.steps = Object.freeze(answer.steps.map((step) => Object.freeze(step)));
   // A layer traced already holds its weights, with the rest of its matrices.
@@ -259,7 +260,8 @@ export function merged(run, answer, asked, info) {
     r.layers[layer] = matrices;
     r.traced = layer;
   }
-  if (answer.predictions && answer.causal) {
+  // A causal model's, and an encoder–decoder's decoder and cross rows, predict the next token.
+  if (answer.predictions && (answer.causal || asked.stack === 'decoder' || asked.stack === 'cross')) {
     for (const { position, ...list } of answer.predictions) r.nextTokens.set(position, list); // { top, now? }
   } else if (answer.predictions) r.predictions = answer.predictions;
   if (answer.why) r.why = Object.freeze({ key: whyKey(asked.why), ...answer.why });
@@ -280,11 +282,13 @@ function newRun(answer, asked, info) {
   return {
     key: asked.key, layers: [], overview: null, summaries: new Map(), traced: null, nextTokens: new Map(),
     tokens: answer.tokens, unknown: answer.unknown, truncated: answer.truncated, totalTokens: answer.totalTokens,
-    numLayers: asked.toy ? 1 : info?.numLayers, numHeads: asked.toy ? asked.toy.numHeads : info?.numHeads,
+    // A cross-attention's keys are other tokens (the source's); the decoder's layers are its own.
+    ...answer.keyTokens ? { keyTokens: answer.keyTokens, keyUnknown: answer.keyUnknown } : {},
+    numLayers: asked.toy ? 1 : info && stackLayers(info, asked.stack ?? 'encoder'), numHeads: asked.toy ? asked.toy.numHeads : info?.numHeads,
     // The toy layer's own mask, not the model's, is what its matrices show.
     causal: asked.toy ? asked.toy.causal : answer.causal, hasLmHead: answer.hasLmHead,
     kvHeads: asked.toy ? null : info?.kvHeads ?? null, windows: asked.toy ? null : info?.windows ?? null,
-    roles: answer.roles ?? null, changes: answer.changes ?? null, ablated: answer.ablated ?? [],
+    roles: answer.roles ?? null, alignment: answer.alignment ?? null, changes: answer.changes ?? null, ablated: answer.ablated ?? [],
     promptLength: answer.tokens.length - (asked.written?.length ?? 0), steps: null, streamed: false,
     why: null, queryKeys: null, patch: null, // the Why? view's answers (its `why`, `queryKeys` and patch sweep), each with its key
   };
@@ -334,6 +338,7 @@ export function createSession(store) {
   // interrupt[0] = 1 stops the worker's run in flight; a page without shared memory has none.
   const interrupt = globalThis.crossOriginIsolated === true ? new Int32Array(new SharedArrayBuffer(4)) : null;
   let writeId = null; // the writing the worker is doing for this page
+  let writeNext = false; // an encoder–decoder's Translate, waiting for its cross-attention's run to write from
   let flying = null; // { id, asked }: the run in flight, whose layers may come before its answer
   let slowTimer = 0;
   let loadWatch = null, writeWatch = null; // LimitedWorker watches of the load and the writing in the worker
@@ -368,6 +373,11 @@ export function createSession(store) {
     }
     const choice = modelToLoad(store.state);
     if (choice) load(choice);
+    if (writeNext && shownStack(store.state) !== 'cross') writeNext = false; // the reader chose another attention meanwhile
+    if (writeNext && canWrite(store.state)) {
+      writeNext = false;
+      write();
+    }
     const inFlight = store.state.session.inFlight;
     // A run for inputs gone by stops; one for inputs typed back to goes on.
     if (inFlight && interrupt) Atomics.store(interrupt, 0, inFlight.key === inputsKey(store.state) ? 0 : 1);
@@ -489,27 +499,10 @@ export function createSession(store) {
       dispatch({ type: 'measure-started', measureId });
       worker.post({ type: 'measure-roles', measureId });
     },
-    /** Writes after the sentence, from the run on screen, with the settings' options and heads. */
-    write() {
-      const state = store.state;
-      if (!canWrite(state)) return;
-      const { sentence: text, chat, write: options, ablate, ablation } = state.settings;
-      const layers = state.result.run.layers.flatMap((layer, l) => (layer ? [l] : []));
-      const id = ++counters.write;
-      writeId = id;
-      dispatch({ type: 'write-start', writeId, started: performance.now() });
-      worker.post({ type: 'write', writeId, text, chat, options, ablate, ablation, layers });
-      // Between two of its messages a writing may take as long as its prompt's run may.
-      const limit = runLimit(text.length);
-      writeWatch?.end();
-      writeWatch = worker.watch(limit, () => {
-        writeWatch = null;
-        dispatch({ type: 'write-done', writeId: id, reason: 'error', prefillMs: null,
-          message: `the page's worker sent nothing for ${Math.round(limit / 1000)} s, so the page restarted it` });
-      });
-    },
+    write,
     /** Stops the writing between two steps: what was written stays. */
     stopWriting() {
+      writeNext = false;
       if (store.state.session.writing) dispatch({ type: 'write-stop' });
       if (writeId !== null) worker.post({ type: 'cancel-write', writeId });
     },
@@ -536,4 +529,33 @@ export function createSession(store) {
       if (measuring) worker.post({ type: 'cancel-measure', measureId: measuring.measureId });
     },
   };
+
+  /**
+   * Writes after the sentence, from the run on screen, with the settings' options and heads. An
+   * encoder–decoder writes with its cross-attention on screen: from its encoder's, the page
+   * switches to it and writes once its run is there.
+   */
+  function write() {
+    const state = store.state;
+    if (!canWrite(state)) return;
+    if (state.session.info.encoderDecoder && shownStack(state) === 'encoder') {
+      writeNext = true;
+      dispatch({ type: 'stack', value: 'cross' });
+      return;
+    }
+    const { sentence: text, chat, write: options, ablate, ablation } = state.settings;
+    const layers = state.result.run.layers.flatMap((layer, l) => (layer ? [l] : []));
+    const id = ++counters.write;
+    writeId = id;
+    dispatch({ type: 'write-start', writeId, started: performance.now() });
+    worker.post({ type: 'write', writeId, text, chat, options, ablate, ablation, layers, stack: shownStack(state) });
+    // Between two of its messages a writing may take as long as its prompt's run may.
+    const limit = runLimit(text.length);
+    writeWatch?.end();
+    writeWatch = worker.watch(limit, () => {
+      writeWatch = null;
+      dispatch({ type: 'write-done', writeId: id, reason: 'error', prefillMs: null,
+        message: `the page's worker sent nothing for ${Math.round(limit / 1000)} s, so the page restarted it` });
+    });
+  }
 }

@@ -89,11 +89,11 @@ export function embedSnippets({ sentence, view, layer, head, toy, model, revisio
 function figure(result, view, layer, head) {
   if (view === 'average' || view === 'rollout') {
     const { weights, title } = viewData(view, result, layer);
-    return { tokens: result.tokens, weights: [weights], heads: [0], title };
+    return { tokens: result.tokens, keyTokens: result.keyTokens, weights: [weights], heads: [0], title };
   }
   const weights = result.layers[layer].weights;
-  const heads = headsOnScreen(view === 'lines' && head === 'all' ? 'grid' : view, weights.length, [head]);
-  return { tokens: result.tokens, weights, heads, title: `Layer ${layer + 1}` };
+  const heads = headsOnScreen(['lines', 'alignment'].includes(view) && head === 'all' ? 'grid' : view, weights.length, [head]);
+  return { tokens: result.tokens, keyTokens: result.keyTokens, weights, heads, title: `Layer ${layer + 1}` };
 }
 
 /**
@@ -103,7 +103,7 @@ function figure(result, view, layer, head) {
 function modelFigure(result, roles, ablated) {
   const grid = viewData('grid', result, 'all', { roles, ablated });
   return {
-    tokens: grid.tokens, layers: grid.rows, title: grid.title,
+    tokens: grid.tokens, keyTokens: grid.keyTokens, layers: grid.rows, title: grid.title,
     badges: grid.rows.map((row) => row.weights.map((_, h) => (row.roles?.[h] ? `${row.roles[h].role} ${row.roles[h].score.toFixed(2)}` : null))),
     ablated: grid.rows.map((row) => row.ablated),
   };
@@ -117,11 +117,11 @@ export async function download(kind, result, { view, layer, head, numLayers, rol
   let blob;
   if (kind === 'json') {
     // Every layer, or on a long text the layers the page was sent: the ones it has shown.
-    const { tokens, unknown } = result;
+    const { tokens, unknown, keyTokens } = result;
     const held = result.layers.flatMap((l, i) => (l ? [i] : []));
     const every = held.length === numLayers;
     const layers = held.map((i) => result.layers[i]);
-    blob = new Blob([attentionJson({ tokens, unknown, layers, layerNumbers: every ? undefined : held.map((i) => i + 1) })], { type: 'application/json' });
+    blob = new Blob([attentionJson({ tokens, unknown, keyTokens, layers, layerNumbers: every ? undefined : held.map((i) => i + 1) })], { type: 'application/json' });
   } else if (layer === 'all') {
     const input = modelFigure(result, roles, ablated);
     blob = kind === 'svg' ? new Blob([await modelSvg(input)], { type: 'image/svg+xml' }) : await modelPng(input);

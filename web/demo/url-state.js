@@ -7,8 +7,9 @@
 // win over Hub ids of the same spelling, as in the element's model attribute): only a valid Hub id is
 // read, so a link can name a model but never a URL to fetch; &revision=step1000 names a Hub model's
 // branch, tag or commit (left out for main). Heads switched off are
-// &ablate=2.1,2.4 (layer.head, counted from 1) and &ablation=mean (zero when left out); the page
-// drops heads its model does not have. A causal model's writing is &out=464,2068,… (the ids it
+// &ablate=2.1,2.4 (layer.head, counted from 1; an encoder–decoder's decoder and cross heads are
+// d2.1 and c2.1) and &ablation=mean (zero when left out); the page drops heads its model does not
+// have. An encoder–decoder's attention on screen is &stack=decoder or &stack=cross (left out: encoder). A causal model's writing is &out=464,2068,… (the ids it
 // wrote after the sentence, at most 4096), with Write's options when they are not the defaults:
 // &new=64&temp=0.8&topk=40&topp=0.95&wseed=7, and &chat=1 when the sentence is a chat message
 // through the model's template. The Why? view (view=why) adds what it explains when it is not the
@@ -26,6 +27,8 @@ import { VIEWS } from '../src/views/views.js';
 import { WRITE_DEFAULTS } from './state/writing.js';
 
 const MODES = ['model', 'toy'];
+const STACKS = ['encoder', 'decoder', 'cross'];
+const STACK_LETTERS = { '': 'encoder', d: 'decoder', c: 'cross' }; // an ablated head's prefix in a link
 const ABLATIONS = ['zero', 'mean'];
 // A revision a link may name: a branch, tag or commit as the Hub spells them (step143000, v1.0, a
 // 40-digit hash), never a path that could leave the model's folder.
@@ -55,6 +58,7 @@ export function readUrlState(hash) {
   if (sentence !== null) state.sentence = linkedSentence(sentence);
   if (Object.hasOwn(VIEWS, params.get('view') ?? '')) state.view = params.get('view');
   if (MODES.includes(params.get('mode'))) state.mode = params.get('mode');
+  if (STACKS.includes(params.get('stack'))) state.stack = params.get('stack');
   const layer = params.get('layer') === 'all' ? 'all' : counted(params.get('layer'));
   if (layer !== null) state.layer = layer;
   const model = modelChoice(params.get('model'), params.get('revision'));
@@ -96,18 +100,21 @@ function whyChoices(params) {
   return Object.keys(why).length ? why : null;
 }
 
-// "2.1,2.4" → [{ layer: 1, head: 0 }, { layer: 1, head: 3 }], in layer then head order, each once;
-// "" → []; anything that is not such a list → null.
+// "2.1,2.4,c1.2" → [{ layer: 1, head: 0 }, { layer: 1, head: 3 }, { layer: 0, head: 1, stack: 'cross' }],
+// in stack (encoder, decoder, cross), layer then head order, each once; "" → []; anything that is
+// not such a list → null.
 function ablatedHeads(text) {
   if (text === null) return null;
   if (text === '') return [];
   const parts = text.split(',');
-  if (parts.length > MAX_ABLATED || !parts.every((part) => /^[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}$/.test(part))) return null;
+  if (parts.length > MAX_ABLATED || !parts.every((part) => /^[dc]?[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}$/.test(part))) return null;
   const heads = new Map(parts.map((part) => {
-    const [layer, head] = part.split('.').map((v) => Number(v) - 1);
-    return [`${layer}.${head}`, { layer, head }];
+    const stack = STACK_LETTERS[/^[dc]/.test(part) ? part[0] : ''];
+    const [layer, head] = part.replace(/^[dc]/, '').split('.').map((v) => Number(v) - 1);
+    return [part, stack === 'encoder' ? { layer, head } : { layer, head, stack }];
   }));
-  return [...heads.values()].sort((a, b) => a.layer - b.layer || a.head - b.head);
+  const order = (a) => Object.values(STACK_LETTERS).indexOf(a.stack ?? 'encoder');
+  return [...heads.values()].sort((a, b) => order(a) - order(b) || a.layer - b.layer || a.head - b.head);
 }
 
 // The toy settings a URL gives, as whole numbers and a flag; whether the page offers that
@@ -144,9 +151,10 @@ function modelChoice(text, revision) {
  * `model` is a Hub id or a built-in model's name, or undefined for the default model (which the
  * hash leaves out); `revision` a Hub model's, undefined for main.
  */
-export function urlHash({ sentence, view, mode, layer, head, toy, model, revision, ablate = [], ablation = 'zero', write = WRITE_DEFAULTS, written = [], chat = false,
-  why = null }) {
+export function urlHash({ sentence, view, mode, stack = 'encoder', layer, head, toy, model, revision, ablate = [], ablation = 'zero', write = WRITE_DEFAULTS,
+  written = [], chat = false, why = null }) {
   const params = new URLSearchParams({ sentence: linkedSentence(sentence), view, mode, layer: layer === 'all' ? 'all' : String(layer + 1) });
+  if (stack !== 'encoder') params.set('stack', stack);
   params.set('head', head === 'all' ? 'all' : String(head + 1));
   if (mode === 'toy') {
     params.set('d', String(toy.dModel));
@@ -158,7 +166,8 @@ export function urlHash({ sentence, view, mode, layer, head, toy, model, revisio
   if (model !== undefined) params.set('model', model);
   if (model !== undefined && revision !== undefined) params.set('revision', revision);
   if (ablate.length > 0) {
-    params.set('ablate', ablate.map(({ layer: l, head: h }) => `${l + 1}.${h + 1}`).join(','));
+    const letter = (stack) => Object.keys(STACK_LETTERS).find((k) => STACK_LETTERS[k] === (stack ?? 'encoder'));
+    params.set('ablate', ablate.map(({ layer: l, head: h, stack }) => `${letter(stack)}${l + 1}.${h + 1}`).join(','));
     if (ablation !== 'zero') params.set('ablation', ablation);
   }
   if (chat) params.set('chat', '1');

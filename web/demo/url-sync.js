@@ -3,16 +3,18 @@
 // with replaceState, which fires no hashchange, so the page never reads back its own writes. A hash changed by a link, by
 // hand or by Back is applied to the settings as a new state.
 import { linkedModel, modelRevision } from './state/model-choice.js';
-import { shownHead } from './state/settings.js';
+import { shownHead, shownStack, stackLayers } from './state/settings.js';
 import { readUrlState, urlHash } from './url-state.js';
 
 /** What the URL holds for `state`: the settings as shown (a layer the model lacks is its last). */
 export function linkState(state) {
   const { sentence, mode, view, layer, toy, model, ablate, ablation, write, written, chat, why } = state.settings;
-  const layers = state.session.info?.numLayers;
+  const info = state.session.info;
+  const layers = info ? stackLayers(info, shownStack(state)) : undefined;
   const shown = layers === undefined ? layer : Math.min(layer, layers - 1); // the toy's one layer leaves the model's choice be
   return {
-    sentence, mode, view, toy, ablate, ablation, write, written, chat, why, model: linkedModel(model), revision: modelRevision(model),
+    sentence, mode, stack: info?.encoderDecoder ? state.settings.stack : 'encoder', view, toy, ablate, ablation, write, written, chat, why,
+    model: linkedModel(model), revision: modelRevision(model),
     layer: state.settings.allLayers && view === 'grid' ? 'all' : shown,
     head: shownHead(state),
   };

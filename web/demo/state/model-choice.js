@@ -1,11 +1,11 @@
 // A choice of model, as the picker, the URL and the session pass it around:
-// { kind: 'builtin', id: 'default' | 'causal' } | { kind: 'hub', id, revision? } | { kind: 'local', files, name }.
+// { kind: 'builtin', id: 'default' | 'causal' | 'reverse' } | { kind: 'hub', id, revision? } | { kind: 'local', files, name }.
 // A Hub choice's revision (a branch, tag or commit: Pythia's training checkpoints are step0 …
 // step143000) is left out for 'main'.
 // Plain data and the words for it; loading is the session's.
 
 /** The models inside the package, by the name loadModel's { builtin } takes, as sentences name them. */
-export const BUILTIN_NAMES = { default: 'the built-in BERT', causal: 'the built-in GPT' };
+export const BUILTIN_NAMES = { default: 'the built-in BERT', causal: 'the built-in GPT', reverse: 'the built-in reverser' };
 
 export const builtinModel = (id) => Object.freeze({ kind: 'builtin', id });
 export const BUILTIN_MODEL = builtinModel('default');

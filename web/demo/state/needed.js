@@ -2,21 +2,31 @@
 // for exactly this, once the request in flight has settled, so the latest settings always win and
 // an answer to older ones is dropped. Tested in Node (tests/js/page/needed.test.js).
 import { sameChoice } from './model-choice.js';
-import { allLayersShown, shownHead, shownLayer } from './settings.js';
+import { allLayersShown, shownHead, shownLayer, shownStack, stackLayers, writes } from './settings.js';
 import { OVERVIEW_SIZE, summaryKey } from '../../src/views/view-data.js';
 import { textPrint } from '../text-print.js';
 
 /**
  * The inputs a run depends on, as one string: the sentence (its print), model or toy layer (with
  * its sizes), the model made ready (counted, so a model loaded again is new), the heads switched
- * off, and whether the sentence is a chat message and what was written after it.
+ * off, whether the sentence is a chat message and what was written after it, and an
+ * encoder–decoder's attention on screen (the worker answers another from the run it keeps).
  */
 export function inputsKey(state) {
   const { sentence, mode, toy, ablate, ablation, chat, written } = state.settings;
   const toyMode = mode === 'toy';
   const off = toyMode ? [] : ablate;
   return JSON.stringify([textPrint(sentence), mode, toyMode ? toy : null, state.session.models, off, off.length ? ablation : null,
-    !toyMode && chat, toyMode ? [] : written]);
+    !toyMode && chat, toyMode ? [] : written, shownStack(state)]);
+}
+
+/**
+ * Whether the rows on screen predict the next token, as a causal LM's do: an encoder–decoder's
+ * decoder and cross-attention rows predict the next target token, its encoder's nothing.
+ */
+export function predictsNext(state) {
+  const info = state.session.info;
+  return Boolean(info?.causal || (info?.encoderDecoder && shownStack(state) !== 'encoder'));
 }
 
 /** The key of what the Why? view explains ({ position, token, against }) in a run's `why`. */
@@ -25,11 +35,11 @@ export const whyKey = ({ position, token, against }) => JSON.stringify([position
 /** The key of the head whose query–key map the Why? view draws, in a run's `queryKeys`. */
 export const queryKeysKey = ({ layer, head }) => `${layer}.${head}`;
 
-/** Whether the page can write now: a causal LM on screen with its run shown whole, and nothing in flight. */
+/** Whether the page can write now: a model that writes on screen with its run shown whole, and nothing in flight. */
 export function canWrite(state) {
   const { session, settings, result } = state;
   const run = result.run;
-  return Boolean(session.info?.causal && session.info.hasLmHead && settings.mode === 'model' && !session.writing && !session.inFlight &&
+  return Boolean(writes(session.info) && settings.mode === 'model' && !session.writing && !session.inFlight &&
     run && run.key === inputsKey(state) && !run.truncated);
 }
 
@@ -81,15 +91,17 @@ export function lacking(state) {
   const layer = shownLayer(state);
   // The model view draws the weights themselves when the page holds every layer of a short text,
   // or is being sent them as they are computed (a streamed run).
-  const everyLayer = run && run.tokens.length <= OVERVIEW_SIZE && (run.streamed || run.layers.filter(Boolean).length === session.info.numLayers);
+  const everyLayer = run && Math.max(run.tokens.length, run.keyTokens?.length ?? 0) <= OVERVIEW_SIZE &&
+    (run.streamed || run.layers.filter(Boolean).length === stackLayers(session.info, shownStack(state)));
   const overview = allLayersShown(state) && !run?.overview && !everyLayer;
-  const drawsWeights = ['grid', 'head', 'lines'].includes(view); // a layer's weights, or every layer's
+  const drawsWeights = ['grid', 'head', 'lines', 'alignment'].includes(view); // a layer's weights, or every layer's
   const weights = drawsWeights && !allLayersShown(state) && !run?.layers[layer];
   // The average and rollout views draw one matrix the worker computes: of the layer, or up to it.
   const summary = ['average', 'rollout'].includes(view) && !run?.summaries.has(summaryKey(view, layer)) ? { kind: view, layer } : null;
   const trace = view === 'steps' && run?.traced !== layer ? layer : null;
-  const at = session.info.causal ? predictedAt(state) : null;
-  const predicted = !run?.hasLmHead || !session.info.causal ||
+  const next = predictsNext(state);
+  const at = next ? predictedAt(state) : null;
+  const predicted = !run?.hasLmHead || !next ||
     (run.nextTokens.has(run.tokens.length - 1) && (at === null || run.nextTokens.has(at)));
   // A written text brings the strip of its steps; one grown by a writing has them, and lacks what
   // a fresh answer brings (head roles, the other layers).
@@ -104,7 +116,7 @@ export function lacking(state) {
   if (!fresh && !overview && !weights && summary === null && trace === null && predicted && !steps && !why && !queryKeys) return null;
   return {
     key, text, toy: null, fresh, layers: weights ? [layer] : [], overview, summary, trace, at, ablate: settings.ablate, ablation: settings.ablation,
-    chat, written, steps, stream: fresh && drawsWeights, why, queryKeys,
+    chat, written, steps, stream: fresh && drawsWeights, why, queryKeys, stack: shownStack(state),
   };
 }
 

@@ -22,13 +22,14 @@ const INITIAL = Object.freeze({
   sentence: '',
   model: BUILTIN_MODEL, // the model asked for: the one on screen, or the one loading
   mode: 'model', // 'model' | 'toy'
+  stack: 'encoder', // an encoder–decoder's attention shown: 'encoder' | 'decoder' | 'cross' (STACKS)
   view: 'grid', // a key of VIEWS
   layer: 1, // layer 2 has the sharpest heads (previous and next word): a telling first view
   allLayers: false, // the grid shows every layer (layer=all); `layer` stays for the other views
   head: 0, // a head index, or 'all' (lines view only)
   // numKeyValueHeads null: as many as numHeads, plain multi-head attention.
   toy: Object.freeze({ dModel: 8, numHeads: 2, numKeyValueHeads: null, causal: false, seed: 1 }),
-  ablate: Object.freeze([]), // heads switched off, [{ layer, head }] in layer then head order
+  ablate: Object.freeze([]), // heads switched off, [{ layer, head, stack? }] in stack, layer then head order (stack: an encoder–decoder's, not 'encoder')
   ablation: 'zero', // what a switched-off head passes on: 'zero' | 'mean'
   write: WRITE_DEFAULTS, // Write's options: { maxNewTokens, temperature, topK, topP, seed }
   written: Object.freeze([]), // the ids the model wrote after the sentence, as the writing made them
@@ -57,9 +58,11 @@ export function settings(slice = INITIAL, action, state) {
       return patched(slice, { written: INITIAL.written });
     case 'write-step':
       return action.writeId === state.session.writing?.writeId ? patched(slice, { written: Object.freeze([...slice.written, action.step.id]) }) : slice;
+    case 'view': // the alignment view draws the cross-attention
+      return patched(slice, { view: action.value, ...(action.value === 'alignment' ? { stack: 'cross' } : {}) });
     case 'mode':
-    case 'view':
     case 'ablation':
+    case 'stack':
       return patched(slice, { [action.type]: action.value });
     case 'layer':
       return action.value === 'all' ? patched(slice, { allLayers: true }) : patched(slice, { layer: action.value, allLayers: false });
@@ -71,11 +74,11 @@ export function settings(slice = INITIAL, action, state) {
       return patched(slice, { toy: fitToy(action.toy, slice.toy) });
     case 'ablate':
       return patched(slice, { ablate: ordered(action.heads) });
-    case 'toggle-head': {
-      const off = slice.ablate.some((a) => a.layer === action.layer && a.head === action.head);
-      const heads = off ? slice.ablate.filter((a) => a.layer !== action.layer || a.head !== action.head)
-        : [...slice.ablate, { layer: action.layer, head: action.head }];
-      return patched(slice, { ablate: ordered(heads) });
+    case 'toggle-head': { // a head of action.stack, or of the attention shown
+      const head = headOf(action.layer, action.head, action.stack ?? (state.session.info?.encoderDecoder ? slice.stack : 'encoder'));
+      const same = (a) => a.layer === head.layer && a.head === head.head && stackOf(a) === stackOf(head);
+      const off = slice.ablate.some(same);
+      return patched(slice, { ablate: ordered(off ? slice.ablate.filter((a) => !same(a)) : [...slice.ablate, head]) });
     }
     case 'pick-model': // the reader chose a model: every head is on again, nothing is written (a link's stay, for its model)
       return patched(slice, { model: action.choice, ablate: INITIAL.ablate, written: INITIAL.written, why: WHY });
@@ -93,7 +96,7 @@ export function settings(slice = INITIAL, action, state) {
 
 /** The settings a URL hash asks for (readUrlState's), over `slice`: what the hash leaves out stays. */
 function applyUrl(slice, url, state) {
-  const { sentence, mode, view, layer, head, toy, model, ablate, ablation, write, written, chat, why } = url;
+  const { sentence, mode, stack, view, layer, head, toy, model, ablate, ablation, write, written, chat, why } = url;
   const patch = {};
   if (sentence !== undefined) patch.sentence = sentence;
   // What was written belongs to its sentence and model: a link gives it, or it goes with them.
@@ -107,6 +110,8 @@ function applyUrl(slice, url, state) {
     if (ablate === undefined) patch.ablate = INITIAL.ablate;
   }
   if (mode !== undefined) patch.mode = mode;
+  if (stack !== undefined) patch.stack = stack;
+  else if (view === 'alignment') patch.stack = 'cross'; // the alignment view draws the cross-attention
   if (view !== undefined) patch.view = view;
   if (layer === 'all') patch.allLayers = true;
   else if (layer !== undefined) Object.assign(patch, { layer, allLayers: false });
@@ -150,33 +155,76 @@ export function fitToy(toy, before) {
  */
 function fitModel(slice, info) {
   const held = heldHeads(slice.ablate, info);
-  const writes = info.causal && info.hasLmHead;
   return patched(slice, {
     ablate: held.length === slice.ablate.length ? slice.ablate : held,
-    written: writes ? slice.written : INITIAL.written,
+    written: writes(info) ? slice.written : INITIAL.written,
     chat: slice.chat && info.chat,
+    stack: info.encoderDecoder ? slice.stack : INITIAL.stack,
   });
+}
+
+/** Whether a model of `info` writes: a causal LM with its head, or an encoder–decoder. */
+export function writes(info) {
+  return Boolean(info && ((info.causal && info.hasLmHead) || info.encoderDecoder));
+}
+
+/** An ablate entry: an encoder's (or a one-stack model's) head has no stack. */
+const headOf = (layer, head, stack) => Object.freeze(stack === 'encoder' ? { layer, head } : { layer, head, stack });
+
+/** An ablate entry's stack. */
+export const stackOf = (entry) => entry.stack ?? 'encoder';
+
+/** How many layers a model of `info` has in `stack`: an encoder–decoder's decoder and cross-attention have its decoder's. */
+export function stackLayers(info, stack) {
+  return stack !== 'encoder' && info.encoderDecoder ? info.numDecoderLayers : info.numLayers;
 }
 
 /** The heads of `ablate` that a model of `info`'s sizes has. */
 function heldHeads(ablate, info) {
-  return ablate.filter(({ layer, head }) => layer < info.numLayers && head < info.numHeads);
+  return ablate.filter((a) => (stackOf(a) === 'encoder' || info.encoderDecoder) && a.layer < stackLayers(info, stackOf(a)) && a.head < info.numHeads);
 }
 
+const STACK_ORDER = { encoder: 0, decoder: 1, cross: 2 };
+
 function ordered(heads) {
-  return Object.freeze([...heads].sort((a, b) => a.layer - b.layer || a.head - b.head));
+  return Object.freeze([...heads].sort((a, b) => STACK_ORDER[stackOf(a)] - STACK_ORDER[stackOf(b)] || a.layer - b.layer || a.head - b.head));
+}
+
+/** The attention on screen: an encoder–decoder's chosen stack, else 'encoder' (a one-stack model's only one). */
+export function shownStack(state) {
+  return state.settings.mode === 'model' && state.session.info?.encoderDecoder ? state.settings.stack : 'encoder';
+}
+
+/**
+ * The heads switched off in the attention on screen, [{ layer, head }]: a one-stack model's list
+ * itself, an encoder–decoder's cut to its stack (the same array while the list and stack stay,
+ * so the views compare it by identity).
+ */
+export function shownAblated(state) {
+  const { ablate } = state.settings;
+  if (!state.session.info?.encoderDecoder) return ablate;
+  const stack = shownStack(state);
+  const held = ablatedByStack.get(ablate) ?? {};
+  held[stack] ??= Object.freeze(ablate.filter((a) => stackOf(a) === stack));
+  ablatedByStack.set(ablate, held);
+  return held[stack];
+}
+const ablatedByStack = new WeakMap(); // an ablate list → { stack: its heads in that stack }
+
+/** How many layers the attention on screen has (the toy has one). */
+function layersShown(state) {
+  const info = state.session.info;
+  return state.settings.mode === 'toy' ? 1 : info ? stackLayers(info, shownStack(state)) : 1;
 }
 
 /** The layer on screen: the chosen one, within the layers there are (the toy has one). */
 export function shownLayer(state) {
-  const layers = state.settings.mode === 'toy' ? 1 : state.session.info?.numLayers ?? 1;
-  return Math.min(state.settings.layer, layers - 1);
+  return Math.min(state.settings.layer, layersShown(state) - 1);
 }
 
 /** Whether the grid shows every layer. */
 export function allLayersShown(state) {
-  const layers = state.settings.mode === 'toy' ? 1 : state.session.info?.numLayers ?? 1;
-  return state.settings.allLayers && state.settings.view === 'grid' && layers > 1;
+  return state.settings.allLayers && state.settings.view === 'grid' && layersShown(state) > 1;
 }
 
 /** The head on screen: the chosen one within the layer's heads; 'all' only in the lines view. */

@@ -30,17 +30,24 @@ export function fitWrite(options, before) {
 }
 
 /**
+ * The keys of a run of n queries: a cross-attention's are the source's, whatever is written; a
+ * self-attention's are its queries.
+ */
+const keysOf = (run, n) => run.keyTokens?.length ?? n;
+
+/**
  * The run on screen cut to its first `p` tokens (the prompt), ready to grow: the layers it holds,
- * each head's matrix cut to its top-left p × p block, and nothing else computed over the whole text.
+ * each head's matrix cut to its first p rows and keys, and nothing else computed over the whole text.
  */
 export function promptRun(run, p, key) {
   const n = run.tokens.length;
+  const [keys, kept] = [keysOf(run, n), keysOf(run, p)];
   const layers = run.layers.map((layer) => layer && Object.freeze({
     numHeads: layer.numHeads,
     weights: layer.weights.map((w) => {
       if (p === n) return w;
-      const cut = new Float32Array(p * p);
-      for (let r = 0; r < p; r++) cut.set(w.subarray(r * n, r * n + p), r * p);
+      const cut = new Float32Array(p * kept);
+      for (let r = 0; r < p; r++) cut.set(w.subarray(r * keys, r * keys + kept), r * kept);
       return cut;
     }),
   }));
@@ -53,14 +60,14 @@ export function promptRun(run, p, key) {
 
 /**
  * `run` with one more token: `step` (a WrittenStep) and, per layer in `rows` ([{ layer, weights:
- * per head (1 × n + 1) }]), the new query's row. What the model expected before it is kept as the
+ * per head (1 × n + 1), or (1 × the source's) for a cross-attention }]), the new query's row. What the model expected before it is kept as the
  * predictions after the token before, so pointing there shows the step's alternatives.
  */
 export function grownRun(run, step, rows, key) {
   const held = new Map(rows.map(({ layer, weights }) => [layer, weights]));
   const stepRows = run.rows.map((list, l) => (list && held.has(l) ? Object.freeze([...list, held.get(l)]) : null));
   const n = run.tokens.length + 1;
-  const layers = run.prompt.map((prompt, l) => (prompt && stepRows[l] ? grownLayer(prompt, stepRows[l], run.promptLength, n) : undefined));
+  const layers = run.prompt.map((prompt, l) => (prompt && stepRows[l] ? grownLayer(prompt, stepRows[l], run.promptLength, n, run.keyTokens ? keysOf(run, n) : null) : undefined));
   const { elapsedMs, ...shown } = step;
   return Object.freeze({
     ...run, key, tokens: [...run.tokens, step.token], unknown: [...run.unknown, false], totalTokens: n, layers, rows: Object.freeze(stepRows),
@@ -70,18 +77,19 @@ export function grownRun(run, step, rows, key) {
 }
 
 /**
- * A layer of n tokens from its prompt's (p × p per head) and each step's rows: its `weights`, each
- * (n × n), are assembled when first read, once.
+ * A layer of n tokens from its prompt's (p × p per head; p × keys for a cross-attention's fixed
+ * `keys`) and each step's rows: its `weights`, each (n × n, or n × keys), are assembled when first read, once.
  */
-function grownLayer(prompt, steps, p, n) {
+function grownLayer(prompt, steps, p, n, keys = null) {
   let weights = null;
+  const [before, after] = keys === null ? [p, n] : [keys, keys]; // the keys of the prompt's rows, and of the grown ones
   return Object.freeze({
     numHeads: prompt.numHeads,
     get weights() {
       weights ??= prompt.weights.map((w, h) => {
-        const out = new Float32Array(n * n);
-        for (let r = 0; r < p; r++) out.set(w.subarray(r * p, (r + 1) * p), r * n);
-        steps.forEach((row, s) => out.set(row[h], (p + s) * n));
+        const out = new Float32Array(n * after);
+        for (let r = 0; r < p; r++) out.set(w.subarray(r * before, (r + 1) * before), r * after);
+        steps.forEach((row, s) => out.set(row[h], (p + s) * after));
         return out;
       });
       return weights;

@@ -5,7 +5,7 @@
 import { el } from '../../src/views/dom.js';
 
 /**
- * Builds the panel in `root` (index.html's #ablation). `onToggleHead(layer, head)` switches a
+ * Builds the panel in `root` (index.html's #ablation). `onToggleHead(layer, head, stack)` switches a
  * head, `onReset()` switches every head back on; the zero/mean radios are main.js's.
  */
 export function createAblationPanel(root, { onToggleHead, onReset }) {
@@ -13,15 +13,19 @@ export function createAblationPanel(root, { onToggleHead, onReset }) {
   const dom = { list: $('ablation-list'), reset: $('ablation-reset'), changes: $('ablation-changes'), hint: $('ablation-hint') };
   dom.reset.addEventListener('click', onReset);
 
-  /** Draws `ablated` ([{ layer, head }]) and `changes` (one number per layer, or null before the run answers). */
+  /**
+   * Draws `ablated` ([{ layer, head, stack? }]: an encoder–decoder's decoder and cross heads name
+   * their stack) and `changes` (one number per layer, or null before the run answers).
+   */
   function update({ ablated, changes }) {
     dom.reset.hidden = ablated.length === 0;
     dom.hint.hidden = ablated.length > 0;
-    dom.list.replaceChildren(...ablated.map(({ layer, head }) => {
-      const button = el('button', 'ablation-head', `L${layer + 1} H${head + 1} ✕`);
+    dom.list.replaceChildren(...ablated.map(({ layer, head, stack = 'encoder' }) => {
+      const [short, long] = stack === 'encoder' ? ['', ''] : [`${stack} `, `The ${stack === 'cross' ? 'cross-attention' : 'decoder'}'s l`];
+      const button = el('button', 'ablation-head', `${short}L${layer + 1} H${head + 1} ✕`);
       button.type = 'button';
-      button.setAttribute('aria-label', `Layer ${layer + 1} head ${head + 1} is off: switch it on`);
-      button.addEventListener('click', () => onToggleHead(layer, head));
+      button.setAttribute('aria-label', `${long || 'L'}ayer ${layer + 1} head ${head + 1} is off: switch it on`);
+      button.addEventListener('click', () => onToggleHead(layer, head, stack));
       return button;
     }));
     dom.changes.hidden = ablated.length === 0 || !changes;

@@ -1,12 +1,13 @@
-// The page's controls: the sentence and its examples, model or toy layer, the view, the layer and
-// head, the toy layer's sizes, how switched-off heads and roles are shown, and Cancel. Each input
+// The page's controls: the sentence and its examples (an encoder–decoder's source, with T5's task
+// prefixes), model or toy layer, an encoder–decoder's attention (encoder, decoder or cross), the
+// view, the layer and head, the toy layer's sizes, how switched-off heads and roles are shown, and Cancel. Each input
 // dispatches what the reader chose; render() sets every control from the state, never the other
 // way round. The sentence field is the one exception to redrawing: what the reader is typing is
 // not overwritten by the slightly older sentence the settings hold until the typing pause ends.
 // Where the worker's run can be interrupted (session.interruptible) there is no pause: each
 // keystroke is sent at once, and a run for text typed past stops after its current layer.
 import { EXAMPLES } from '../examples.js';
-import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
+import { allLayersShown, shownHead, shownLayer, shownStack, stackLayers } from '../state/settings.js';
 import { modelKey } from '../session.js';
 import { debounce } from './debounce.js';
 
@@ -19,9 +20,10 @@ export function createControls(store, session) {
     sentence: $('sentence'), layer: $('layer'), head: $('head'), layerControl: $('layer-control'), headControl: $('head-control'),
     toy: $('toy-controls'), toyD: $('toy-d'), toyHeads: $('toy-heads'), toyKv: $('toy-kv'), toyCausal: $('toy-causal'),
     toySeed: $('toy-seed'), seedError: $('toy-seed-error'), examples: document.querySelector('.examples'), cancel: $('cancel'),
-    sentenceLabel: document.querySelector('label[for="sentence"]'),
+    sentenceLabel: document.querySelector('label[for="sentence"]'), stack: $('stack-control'), task: $('task'), taskControl: $('task-control'),
+    alignment: $('view-alignment'), why: $('view-why'), rollout: document.querySelector('input[name="view"][value="rollout"]'),
   };
-  const shown = { typed: null, sentence: null, causal: null }; // what the field sent, and what render() last drew
+  const shown = { typed: null, sentence: null, examples: null, tasks: null }; // what the field sent, and what render() last drew
 
   const typed = session.interruptible ? () => sendSentence(dom.sentence.value) : debounce(() => sendSentence(dom.sentence.value), TYPING_DELAY);
   dom.sentence.addEventListener('input', typed);
@@ -37,6 +39,15 @@ export function createControls(store, session) {
   for (const input of [dom.toyD, dom.toyHeads, dom.toyKv, dom.toyCausal]) input.addEventListener('change', readToy);
   dom.toySeed.addEventListener('input', debounce(readToy, TYPING_DELAY));
   dom.cancel.addEventListener('click', () => session.cancel());
+  // A T5 task's prefix replaces the one the sentence starts with, if any.
+  dom.task.addEventListener('change', () => {
+    const prefixes = Object.values(store.state.session.info?.taskPrefixes ?? {});
+    const text = dom.sentence.value;
+    const before = prefixes.filter((p) => text.startsWith(p)).sort((a, b) => b.length - a.length)[0] ?? '';
+    const sentence = dom.task.value + text.slice(before.length);
+    dom.sentence.value = sentence;
+    sendSentence(sentence);
+  });
   // The picker sits below the view, which stays where a reader expects it; this takes them there.
   $('model-change').addEventListener('click', () => {
     $('model').scrollIntoView({ block: 'center' });
@@ -79,16 +90,44 @@ export function createControls(store, session) {
       shown.sentence = settings.sentence;
       if (settings.sentence !== shown.typed && settings.sentence !== dom.sentence.value) dom.sentence.value = settings.sentence;
     }
-    for (const [group, value] of [['mode', settings.mode], ['view', settings.view], ['ablation', settings.ablation], ['rolesMode', state.ui.rolesMode]]) {
+    for (const [group, value] of [['mode', settings.mode], ['stack', settings.stack], ['view', settings.view], ['ablation', settings.ablation],
+      ['rolesMode', state.ui.rolesMode]]) {
       const input = document.querySelector(`input[name="${group}"][value="${value}"]`);
       if (input && !input.checked) input.checked = true;
     }
     renderToy(settings.toy, settings.mode === 'toy');
-    const label = settings.chat && s.info?.chat ? 'Your message (the model\'s chat template turns it into its prompt)' : 'Sentence';
+    const seq2seq = Boolean(s.info?.encoderDecoder);
+    const label = settings.chat && s.info?.chat ? 'Your message (the model\'s chat template turns it into its prompt)'
+      : seq2seq ? 'Source sentence (the encoder reads it; the decoder writes the target)' : 'Sentence';
     if (dom.sentenceLabel.textContent !== label) dom.sentenceLabel.textContent = label;
     renderChoices(state);
-    const causal = Boolean(s.info?.causal);
-    if (causal !== shown.causal) renderExamples((shown.causal = causal));
+    renderSeq2seq(state);
+    const examples = !seq2seq ? (s.info?.causal ? 'causal' : 'masked') : s.model.kind === 'builtin' && s.model.id === 'reverse' ? 'reverse' : 'source';
+    if (examples !== shown.examples) renderExamples((shown.examples = examples));
+  }
+
+  /**
+   * An encoder–decoder's controls: its attention's choice, the alignment view (which draws a
+   * cross-attention), T5's tasks; the Why? view explains a one-stack model only, and rollout
+   * follows one stack's layers.
+   */
+  function renderSeq2seq(state) {
+    const { info } = state.session;
+    const seq2seq = Boolean(info?.encoderDecoder);
+    dom.stack.hidden = !seq2seq || state.settings.mode !== 'model';
+    dom.alignment.hidden = !seq2seq;
+    dom.why.hidden = seq2seq;
+    dom.rollout.disabled = shownStack(state) === 'cross';
+    dom.rollout.parentElement.title = dom.rollout.disabled ? 'Rollout follows one stack\'s layers; cross-attention reads the other sentence' : '';
+    const tasks = Object.entries(info?.taskPrefixes ?? {});
+    dom.taskControl.hidden = tasks.length === 0;
+    if (tasks !== shown.tasks && JSON.stringify(tasks) !== JSON.stringify(shown.tasks)) {
+      shown.tasks = tasks;
+      dom.task.replaceChildren(new Option('none (no prefix)', ''), ...tasks.map(([task, prefix]) => new Option(`${task.replaceAll('_', ' ')}: “${prefix.trim()}”`, prefix)));
+    }
+    const sentence = state.settings.sentence;
+    const chosen = tasks.map(([, p]) => p).filter((p) => sentence.startsWith(p)).sort((a, b) => b.length - a.length)[0] ?? '';
+    setValue(dom.task, chosen);
   }
 
   function renderToy(toy, on) {
@@ -107,7 +146,8 @@ export function createControls(store, session) {
 
   function renderChoices(state) {
     const { settings } = state;
-    const layers = settings.mode === 'toy' ? 1 : state.session.info?.numLayers ?? 1;
+    const info = state.session.info;
+    const layers = settings.mode === 'toy' ? 1 : info ? stackLayers(info, shownStack(state)) : 1;
     const heads = settings.mode === 'toy' ? settings.toy.numHeads : state.session.info?.numHeads ?? 1;
     const layerChoices = Array.from({ length: layers }, (_, l) => [l, `${l + 1}`]);
     if (settings.view === 'grid' && layers > 1) layerChoices.push(['all', 'All layers']);
@@ -119,9 +159,9 @@ export function createControls(store, session) {
     dom.headControl.hidden = !['head', 'lines', 'why'].includes(settings.view); // the Why? view maps one head's queries and keys
   }
 
-  /** The example buttons for a causal model's or a masked model's sentences. */
-  function renderExamples(causal) {
-    dom.examples.dataset.kind = causal ? 'causal' : 'masked';
+  /** The example buttons for a kind of model's sentences (examples.js). */
+  function renderExamples(kind) {
+    dom.examples.dataset.kind = kind;
     dom.examples.replaceChildren(dom.examples.firstElementChild, ...EXAMPLES[dom.examples.dataset.kind].map((text) => {
       const button = document.createElement('button');
       button.type = 'button';

@@ -18,12 +18,15 @@ function headsText({ numLayers, numHeads, numKeyValueHeads = numHeads, windows =
 /** The model section's sentence about the model on screen. */
 function describeModel(choice, info, hubUrl) {
   const kind = info.architectureName;
-  const head = !info.hasLmHead ? 'no language-model head, so no predictions'
-    : info.causal ? 'causal: it predicts the next token' : `masked LM: it predicts each ${info.maskToken ?? 'mask token'}`;
+  const head = info.encoderDecoder ? 'an encoder–decoder: its encoder reads the source, and its decoder writes the target ' +
+      'token by token, reading the source through its cross-attention'
+    : !info.hasLmHead ? 'no language-model head, so no predictions'
+      : info.causal ? 'causal: it predicts the next token' : `masked LM: it predicts each ${info.maskToken ?? 'mask token'}`;
   const where = choice.kind === 'hub' && hubUrl ? ` (from ${new URL(hubUrl).host}, not the Hugging Face Hub)` : '';
   const tokens = info.maxTokens > PAGE_MAX_TOKENS ? `up to ${PAGE_MAX_TOKENS} tokens on this page (the model takes ${info.maxTokens})`
     : `up to ${info.maxTokens} tokens`;
-  return `${ModelName(choice)}${where}: ${kind}, ${headsText(info)}, d_model ${info.dModel}, ${tokens}; ${head}.`;
+  const layers = info.encoderDecoder ? `${info.numLayers} encoder and ${info.numDecoderLayers} decoder layers × ${info.numHeads} heads` : headsText(info);
+  return `${ModelName(choice)}${where}: ${kind}, ${layers}, d_model ${info.dModel}, ${tokens}; ${head}.`;
 }
 
 export function createModelPanel(store, session) {

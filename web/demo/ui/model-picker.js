@@ -29,6 +29,11 @@ export const PRESETS = [
   { id: 'EleutherAI/pythia-70m', megabytes: 166, note: 'GPT-NeoX; revisions step0 to step143000' },
   { id: 'EleutherAI/pythia-160m', megabytes: 375, note: 'GPT-NeoX; revisions step0 to step143000' },
   { id: 'unsloth/gemma-3-270m', megabytes: 536, note: 'Gemma 3, sliding windows of 512' },
+  { id: 'google-t5/t5-small', megabytes: 242, note: 'T5 encoder–decoder: translates, summarises' },
+  { id: 'google/flan-t5-small', megabytes: 308, note: 'Flan-T5 encoder–decoder, instructions' },
+  { id: 'facebook/bart-base', megabytes: 558, note: 'BART encoder–decoder, rewrites its input' },
+  { id: 'Helsinki-NLP/opus-mt-en-de', megabytes: 298, note: 'Marian: translates English to German' },
+  { id: 'Helsinki-NLP/opus-mt-de-en', megabytes: 298, note: 'Marian: translates German to English' },
 ];
 const OTHER = 'other';
 const BUILTIN = 'builtin:'; // the select's value for a built-in model is 'builtin:' + its name

@@ -2,7 +2,9 @@
 // (roles-panel.js) and which heads are switched off (ablation-panel.js). They dispatch the
 // reader's clicks, and ask the session for the probe-set measure.
 import { modelName } from '../state/model-choice.js';
-import { inputsKey, needed, predictedAt } from '../state/needed.js';
+import { shownAblated, shownStack } from '../state/settings.js';
+import { CROSS_ROLES } from '../../src/analysis/cross-roles.js';
+import { inputsKey, needed, predictedAt, predictsNext } from '../state/needed.js';
 import { cleared } from '../state/status.js';
 import { modelKey } from '../session.js';
 import { saveFile } from '../share.js';
@@ -11,17 +13,22 @@ import { renderPredictions } from './predictions.js';
 import { rolesCsv, rolesJson } from './role-files.js';
 import { createRolesPanel } from './roles-panel.js';
 
-/** The head roles on screen: the probe set's for this model, or the live ones of the run shown. */
+/**
+ * The head roles on screen: the probe set's for this model (an encoder–decoder's encoder only: the
+ * probe set is sentences, with no target), or the live ones of the run shown, a cross-attention's
+ * with its own roles (cross-roles.js) and the alignment they read.
+ */
 export function shownRoles(state) {
-  if (state.ui.rolesMode === 'probes') return state.result.measured.get(modelKey(state)) ?? null;
+  if (state.ui.rolesMode === 'probes') return shownStack(state) === 'encoder' ? state.result.measured.get(modelKey(state)) ?? null : null;
   const run = state.result.run;
-  return run?.roles ? { heads: run.roles } : null;
+  if (!run?.roles) return null;
+  return run.alignment ? { heads: run.roles, meanings: CROSS_ROLES, alignment: run.alignment } : { heads: run.roles };
 }
 
 /** What the predictions panel draws: a masked model's lists at its masks, a causal model's after the token shown and the last one. */
 function predictionsOf(state) {
   const run = state.result.run;
-  if (!state.session.info.causal) return run;
+  if (!predictsNext(state)) return run;
   const n = run.tokens.length;
   const at = predictedAt(state);
   const positions = at !== null && at < n - 1 ? [at, n - 1] : [n - 1];
@@ -32,7 +39,7 @@ function predictionsOf(state) {
 export function createPanels(store, session) {
   const { dispatch } = store;
   const $ = (id) => document.getElementById(id);
-  const onToggleHead = (layer, head) => dispatch({ type: 'toggle-head', layer, head });
+  const onToggleHead = (layer, head, stack) => dispatch({ type: 'toggle-head', layer, head, stack });
   const roles = createRolesPanel($('roles'), {
     onMeasure: () => session.measure(), onCancel: () => session.cancelMeasure(), onToggleHead, onDownload: downloadRoles,
   });
@@ -51,8 +58,9 @@ export function createPanels(store, session) {
     if (cleared(state) || !info) return once('predictions', [null], () => renderPredictions($('predictions'), info ?? {}, null));
     // The predictions on screen stay until the run for the current inputs holds all it shows.
     if (!run || run.key !== inputsKey(state) || needed(state) !== null) return undefined;
-    const at = info.causal ? predictedAt(state) : null;
-    return once('predictions', [info, run, model, at], () => renderPredictions($('predictions'), info, model ? predictionsOf(state) : null));
+    const next = predictsNext(state);
+    const at = next ? predictedAt(state) : null;
+    return once('predictions', [info, run, model, at, next], () => renderPredictions($('predictions'), info, model ? predictionsOf(state) : null, next));
   }
 
   function renderRoles(state) {
@@ -65,7 +73,7 @@ export function createPanels(store, session) {
     const { ablate } = state.settings;
     once('roles', [heads?.heads, state.ui.rolesMode, shown, measureFailed, ablate], () => roles.update({
       ...heads, mode: state.ui.rolesMode, heads: heads?.heads ?? null, measuring: shown, failed: measureFailed,
-      ablated: new Set(ablate.map(({ layer, head }) => `${layer}.${head}`)),
+      ablated: new Set(shownAblated(state).map(({ layer, head }) => `${layer}.${head}`)),
     }));
     const run = state.result.run;
     once('ablation', [ablate, run], () => ablation.update({ ablated: ablate, changes: run?.ablated?.length ? run.changes ?? null : null }));

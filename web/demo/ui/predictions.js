@@ -9,24 +9,26 @@ import { el } from '../../src/views/dom.js';
 
 /**
  * Draws the panel into `root` (hidden when the model has no LM head). `info` is the model's info
- * from the worker, `result` the page's result (tokens, predictions: [{ position, top }]).
+ * from the worker, `result` the page's result (tokens, predictions: [{ position, top }]); `next`
+ * says its rows predict the next token (a causal model's, an encoder–decoder's target), else
+ * the masks are predicted.
  */
-export function renderPredictions(root, info, result) {
-  root.hidden = !result || !info.hasLmHead;
+export function renderPredictions(root, info, result, next = info.causal) {
+  root.hidden = !result || !info.hasLmHead || (info.encoderDecoder && !next);
   if (root.hidden) return root.replaceChildren();
   const lists = result.predictions ?? [];
   const off = lists.some((list) => list.now);
-  const heading = el('h2', '', `${info.causal ? 'What the model expects next' : 'What the model puts at each mask'}` +
+  const heading = el('h2', '', `${next ? 'What the model expects next' : 'What the model puts at each mask'}` +
     `${off ? ': with every head on → with the heads switched off' : ''}`);
   const parts = [heading];
-  if (!info.causal && lists.length === 0) {
+  if (!next && lists.length === 0) {
     const mask = info.maskToken ?? '[MASK]';
     parts.push(el('p', 'predictions-hint', `Type ${mask} in the sentence, for example “The capital of France is ${mask}.”, ` +
       'to see the words this model would put there.'));
   }
   for (const { position, top, now } of lists) {
     const token = result.tokens[position];
-    const where = info.causal
+    const where = next
       ? `After “${token}” (token ${position + 1}${position === result.tokens.length - 1 ? ', the last' : ''})`
       : `${token.trim()} (token ${position + 1})`;
     const figure = el('figure', 'prediction');
@@ -52,8 +54,9 @@ export function renderPredictions(root, info, result) {
     }
     parts.push(figure);
   }
-  if (info.causal) {
-    parts.push(el('p', 'predictions-hint', 'Point at a token of the sentence above, or choose it, to see what the model expects after it.'));
+  if (next) {
+    const what = info.encoderDecoder ? 'the target' : 'the sentence';
+    parts.push(el('p', 'predictions-hint', `Point at a token of ${what} above, or choose it, to see what the model expects after it.`));
   }
   root.replaceChildren(...parts);
 }

@@ -54,18 +54,23 @@ export function createRolesPanel(root, { onMeasure, onCancel, onToggleHead, onDo
     showRelations(shown);
   }
 
-  function summary({ mode, heads, sentences, runs, measuring }) {
+  function summary({ mode, heads, sentences, runs, measuring, alignment }) {
     if (!heads && measuring) return 'Measuring every head over the probe set; the page stays usable meanwhile.';
-    if (!heads) return mode === 'probes' ? 'Not measured yet for this model.' : '';
+    if (!heads) return mode === 'probes' ? 'Not measured yet for this model (the probe set measures an encoder–decoder\'s encoder heads).' : '';
     const named = heads.filter((h) => h.top).length;
     const where = mode === 'probes'
       ? `over ${sentences.measured} probe sentences and ${runs.runs} runs of ${runs.runLength} random tokens written twice`
       : 'on the sentence above';
-    return `Measured ${where}: ${named} of ${heads.length} heads have a clear role (a score at or above its threshold).`;
+    const measured = `Measured ${where}: ${named} of ${heads.length} heads have a clear role (a score at or above its threshold).`;
+    if (!alignment) return measured;
+    if (alignment.diagonal === null) return `${measured} Cross-attention: nothing written yet pairs with a source word, so no head has an align score.`;
+    // A word order alone would pair this share of the target words as the alignment does.
+    return `${measured} Cross-attention: a head that read only the diagonal source word (the word order alone) would score ` +
+      `${alignment.diagonal.toFixed(2)} as the align baseline for these lengths.`;
   }
 
-  function showMeanings({ relationMeanings }) {
-    const items = Object.entries(ROLES).flatMap(([role, { threshold, meaning, cite }]) =>
+  function showMeanings({ relationMeanings, meanings = ROLES }) {
+    const items = Object.entries(meanings).flatMap(([role, { threshold, meaning, cite }]) =>
       [el('dt', '', role), el('dd', '', `This head ${meaning}${cite ? ` (${cite})` : ''}. A clear role from ${threshold} up.`)]);
     for (const [relation, text] of Object.entries(relationMeanings ?? {})) {
       items.push(el('dt', '', relation), el('dd', '', `${text}: the share of such pairs where one word attends most to ` +

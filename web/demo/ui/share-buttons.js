@@ -1,7 +1,7 @@
 // The Embed dialog and the download buttons: snippets and files of what is on screen (share.js
 // makes them from the state; this wires the buttons).
 import { linkedModel, modelRevision } from '../state/model-choice.js';
-import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
+import { allLayersShown, shownAblated, shownHead, shownLayer } from '../state/settings.js';
 import { shownRoles } from './panels.js';
 import { download, downloadWhy, embedSnippets } from '../share.js';
 import { shownPatch } from '../state/why.js';
@@ -47,8 +47,8 @@ export function wireShareButtons(store) {
       }
       return download(kind, run, {
         view: state.settings.view, layer: allLayersShown(state) ? 'all' : shownLayer(state), head: shownHead(state),
-        numLayers: model ? state.session.info.numLayers : 1,
-        roles: model ? shownRoles(state)?.heads ?? null : null, ablated: model ? state.settings.ablate : [],
+        numLayers: model ? run.numLayers : 1,
+        roles: model ? shownRoles(state)?.heads ?? null : null, ablated: model ? shownAblated(state) : [],
       }).catch((error) => note(`The download failed: ${error.message}`));
     });
   }

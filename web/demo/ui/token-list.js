@@ -5,24 +5,31 @@
 // to it as they come, marked as written.
 import { tokenLabel } from '../../src/views/dom.js';
 import { cleared } from '../state/status.js';
+import { predictsNext } from '../state/needed.js';
+import { shownStack } from '../state/settings.js';
+
+// What an encoder–decoder's token list holds: the rows of the attention on screen.
+const STACK_TOKENS = { encoder: 'Source:', decoder: 'Decoder input (its start, then the target):', cross: 'Target rows (the decoder\'s input):' };
 
 export function createTokenList(store) {
   const { dispatch } = store;
   const list = document.getElementById('tokens');
-  const drawn = { tokens: null, choosable: null };
+  const drawn = { tokens: null, choosable: null, label: null };
 
   function render(state) {
     const run = state.result.run;
     // Between a new model and its first answer the old tokens stay; an empty or stopped sentence has none.
     if (!run && !cleared(state)) return;
     const shown = cleared(state) ? null : run;
-    const choosable = Boolean(shown?.causal && shown.hasLmHead && state.settings.mode === 'model');
-    if (shown && choosable === drawn.choosable && grows(drawn.tokens, shown)) {
+    const choosable = Boolean(predictsNext(state) && shown?.hasLmHead && state.settings.mode === 'model');
+    const label = state.session.info?.encoderDecoder && state.settings.mode === 'model' ? STACK_TOKENS[shownStack(state)] : null;
+    if (shown && choosable === drawn.choosable && label === drawn.label && grows(drawn.tokens, shown)) {
       list.append(...tokens(shown, choosable, drawn.tokens.length));
       drawn.tokens = shown.tokens;
-    } else if (shown?.tokens !== drawn.tokens || choosable !== drawn.choosable) {
-      Object.assign(drawn, { tokens: shown?.tokens ?? null, choosable });
-      list.replaceChildren(...(shown ? tokens(shown, choosable) : []));
+    } else if (shown?.tokens !== drawn.tokens || choosable !== drawn.choosable || label !== drawn.label) {
+      Object.assign(drawn, { tokens: shown?.tokens ?? null, choosable, label });
+      const heading = label ? [Object.assign(document.createElement('span'), { className: 'tokens-label', textContent: label })] : [];
+      list.replaceChildren(...heading, ...(shown ? tokens(shown, choosable) : []));
     }
     for (const [i, button] of [...list.querySelectorAll('button.mh-token')].entries()) {
       button.setAttribute('aria-pressed', String(state.ui.at === i));

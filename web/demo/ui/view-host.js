@@ -5,8 +5,8 @@
 // as often as it can draw without taking most of the time the model writes in.
 import { VIEWS } from '../../src/views/views.js';
 import { viewData } from '../../src/views/view-data.js';
-import { drawable } from '../state/needed.js';
-import { allLayersShown, shownHead, shownLayer } from '../state/settings.js';
+import { drawable, predictsNext } from '../state/needed.js';
+import { allLayersShown, shownAblated, shownHead, shownLayer } from '../state/settings.js';
 import { cleared } from '../state/status.js';
 import { shownPatch } from '../state/why.js';
 import { shownRoles } from './panels.js';
@@ -32,12 +32,14 @@ export function createViewHost(store) {
     const model = state.settings.mode === 'model';
     // The written token chosen in the strip marks, in every head, the row of the query that chose
     // it; while the model writes, the newest query's row over the keys cached so far is marked.
-    const step = model && state.ui.step !== null ? run.steps?.[state.ui.step] ?? null : null;
+    // (An encoder–decoder's encoder rows are the source's: no step has its row there.)
+    const stepRows = model && predictsNext(state);
+    const step = stepRows && state.ui.step !== null ? run.steps?.[state.ui.step] ?? null : null;
     // A head chosen in the Why? view marks the row of the position it explained.
-    const row = step ? step.position - 1 : state.session.writing && model ? run.tokens.length - 1 : state.ui.row;
+    const row = step ? step.position - 1 : state.session.writing && stepRows ? run.tokens.length - 1 : state.ui.row;
     const why = view === 'why';
     const inputs = [run, view, allLayersShown(state) ? 'all' : shownLayer(state), shownHead(state), model,
-      model ? shownRoles(state)?.heads ?? null : null, model ? state.settings.ablate : null, width, row,
+      model ? shownRoles(state)?.heads ?? null : null, model ? shownAblated(state) : null, width, row,
       why ? shownPatch(state) : null, why ? state.session.patching : null];
     if (current.name === view && current.drawn?.every((value, i) => value === inputs[i])) return undefined;
     // While the model writes, an update waits for the last one to have painted every head, and for

@@ -1,12 +1,14 @@
-// The Write panel of a causal model: Write (Stop while it writes), its options (new tokens,
+// The Write panel of a model that writes (a causal LM; an encoder–decoder, whose Write is
+// Translate when it translates, writes its target): Write (Stop while it writes), its options (new tokens,
 // temperature, top-k, top-p, seed), the chat switch for a model with a chat template, and the
 // strip of written tokens. Each token of the strip shows the model's probability for it; choosing
 // one lists its likeliest alternatives there, and marks in every head the row of the query that
 // chose it (the token before). Options the reader mistypes are marked and not used. Token text
 // goes in as textContent only: a vocabulary is untrusted.
 import { el } from '../../src/views/dom.js';
-import { canWrite, inputsKey } from '../state/needed.js';
+import { canWrite, inputsKey, predictsNext } from '../state/needed.js';
 import { WRITE_LIMITS, validWriteOption } from '../state/writing.js';
+import { writes } from '../state/settings.js';
 import { percent } from './predictions.js';
 
 const OPTIONS = { maxNewTokens: 'write-new', temperature: 'write-temperature', topK: 'write-topk', topP: 'write-topp', seed: 'write-seed' };
@@ -15,7 +17,7 @@ export function createWritePanel(store, session) {
   const { dispatch } = store;
   const $ = (id) => document.getElementById(id);
   const dom = {
-    section: $('write'), button: $('write-button'), chat: $('write-chat'), chatControl: $('write-chat-control'),
+    section: $('write'), title: $('write-title'), button: $('write-button'), chat: $('write-chat'), chatControl: $('write-chat-control'),
     steps: $('write-steps'), chosen: $('write-chosen'), error: $('write-error'),
     inputs: Object.fromEntries(Object.entries(OPTIONS).map(([name, id]) => [name, $(id)])),
   };
@@ -40,13 +42,19 @@ export function createWritePanel(store, session) {
 
   function render(state) {
     const { session: s, settings } = state;
-    const shown = Boolean(s.info?.causal && s.info.hasLmHead && settings.mode === 'model');
+    const shown = writes(s.info) && settings.mode === 'model';
     dom.section.hidden = !shown;
     if (!shown) return;
     const writing = Boolean(s.writing);
-    const label = writing ? 'Stop' : 'Write';
+    const verb = s.info.translates ? 'Translate' : 'Write';
+    const label = writing ? 'Stop' : verb;
     if (dom.button.textContent !== label) dom.button.textContent = label;
-    dom.button.setAttribute('aria-label', writing ? 'Stop writing: what was written stays' : `Write up to ${settings.write.maxNewTokens} tokens after the sentence`);
+    const title = !s.info.encoderDecoder ? 'Let the model write' : s.info.translates ? 'Translate, and watch each word read the source'
+      : 'Let the model write its target, and watch each word read the source';
+    if (dom.title.textContent !== title) dom.title.textContent = title;
+    const what = s.info.encoderDecoder ? `${verb} up to ${settings.write.maxNewTokens} target tokens from the source sentence`
+      : `Write up to ${settings.write.maxNewTokens} tokens after the sentence`;
+    dom.button.setAttribute('aria-label', writing ? 'Stop writing: what was written stays' : what);
     dom.button.disabled = !writing && !canWrite(state);
     for (const [name, input] of Object.entries(dom.inputs)) {
       if (input.getAttribute('aria-invalid') !== 'true' && Number(input.value) !== settings.write[name] && document.activeElement !== input) {
@@ -56,10 +64,16 @@ export function createWritePanel(store, session) {
     dom.chatControl.hidden = !s.info.chat;
     dom.chat.checked = settings.chat;
     const run = state.result.run?.key === inputsKey(state) ? state.result.run : null;
-    renderSteps(run?.steps ?? [], run?.tokens ?? [], state.ui.step);
+    // An encoder–decoder's encoder rows are the source: its strip's words are the target's own.
+    const rows = predictsNext(state) ? run?.tokens ?? [] : null;
+    renderSteps(run?.steps ?? [], rows, state.ui.step);
   }
 
-  /** The strip: buttons added as steps come (the ones there keep their focus), the chosen one pressed. */
+  /**
+   * The strip: buttons added as steps come (the ones there keep their focus), the chosen one
+   * pressed. `tokens` are the rows on screen, which hold each step's query; null when they do not
+   * (an encoder–decoder's encoder).
+   */
   function renderSteps(steps, tokens, chosen) {
     if (drawn.steps === null || steps.length < drawn.steps.length || steps.slice(0, drawn.steps.length).some((s, i) => s !== drawn.steps[i])) {
       dom.steps.replaceChildren();
@@ -84,7 +98,7 @@ export function createWritePanel(store, session) {
     drawn.step = step;
     dom.chosen.hidden = step === null;
     if (!step) return dom.chosen.replaceChildren();
-    const before = tokens[step.position - 1] ?? '';
+    const before = tokens ? tokens[step.position - 1] ?? '' : step.index > 0 ? steps[step.index - 1].token : 'the decoder\'s start';
     const list = el('ol', 'write-alternatives');
     for (const a of step.alternatives) {
       const item = el('li', a.id === step.id ? 'write-alternative-chosen' : '', '');
@@ -94,7 +108,8 @@ export function createWritePanel(store, session) {
     return dom.chosen.replaceChildren(
       el('p', '', `“${step.token}” (${percent(step.probability)}) was written after “${before}”. The likeliest tokens there were:`),
       list,
-      el('p', 'predictions-hint', `Every head marks the row of “${before}”: the query whose attention chose it.`),
+      el('p', 'predictions-hint', tokens ? `Every head marks the row of “${before}”: the query whose attention chose it.`
+        : 'Its row is in the decoder\'s and the cross-attention\'s heads: choose one of them under "Attention of the model".'),
     );
   }
 

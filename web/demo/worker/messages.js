@@ -51,10 +51,13 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * while the others run. For the Why? view, `why` asks for the parts of the logit at a position
  * (null: the default one) of a token (empty: the top prediction) against another (empty: none),
  * with the logit lens and a suggested corruption, and `queryKeys` for one head's query–key map.
+ * An encoder–decoder's text is its source, `written` its target so far, and `stack` the attention
+ * every answer is of: the encoder's, the decoder's or the cross-attention (worker/stack-run.js).
  * @typedef {{ type: 'run', id: number, text: string, toy: ToySettings | null, fresh: boolean, layers: number[],
  *   overview: boolean, summary: { kind: 'average' | 'rollout', layer: number } | null, trace: number | null, at: number | null, ablate?: Head[],
  *   ablation?: 'zero' | 'mean', chat?: boolean, written?: number[], steps?: boolean, stream?: boolean,
- *   why?: WhyRequest | null, queryKeys?: { layer: number, head: number } | null }} RunRequest
+ *   why?: WhyRequest | null, queryKeys?: { layer: number, head: number } | null, stack?: Stack }} RunRequest
+ * @typedef {'encoder' | 'decoder' | 'cross'} Stack
  * @typedef {{ position: number | null, token: string, against: string }} WhyRequest
  * @typedef {{ dModel: number, numHeads: number, numKeyValueHeads: number, causal: boolean, seed: number }} ToySettings
  * @typedef {{ layer: number, head: number }} Head
@@ -80,10 +83,11 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
 
 /**
  * Write after `text` (with `chat`, the user message of a chat): WriteStep per token, then WriteDone.
- * Each step carries the new query's rows of the `layers` the page holds. CancelWrite stops it
- * between two steps (what was written stays), as does a newer Write.
+ * Each step carries the new query's rows of the `layers` the page holds (an encoder–decoder's, of
+ * its `stack`: the decoder's or the cross-attention). CancelWrite stops it between two steps (what
+ * was written stays), as does a newer Write.
  * @typedef {{ type: 'write', writeId: number, text: string, chat: boolean, options: WriteOptions, ablate: Head[],
- *   ablation: 'zero' | 'mean', layers: number[] }} Write
+ *   ablation: 'zero' | 'mean', layers: number[], stack?: Stack }} Write
  * @typedef {{ maxNewTokens: number, temperature: number, topK: number, topP: number, seed: number }} WriteOptions
  * @typedef {{ type: 'cancel-write', writeId: number }} CancelWrite
  */
@@ -101,7 +105,11 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * start model could not load, when the built-in one stands in.
  * `kvHeads` gives the key/value head each query head reads, and `windows` each layer's sliding
  * window (the keys a query sees), or null for full attention. `chat`: the model has a chat template.
+ * An encoder–decoder (`encoderDecoder`) has numLayers in its encoder and numDecoderLayers in its
+ * decoder, T5's task prefixes ({ task: prefix }), and `translates` when it is a translation model
+ * (Marian) or offers a translation task.
  * @typedef {{ build: 'relaxed-simd' | 'simd' | 'scalar', threads: number, architecture: string, architectureName: string, causal: boolean, hasLmHead: boolean,
+ *   encoderDecoder: boolean, numDecoderLayers: number, taskPrefixes: Record<string, string>, translates: boolean,
  *   dModel: number, numLayers: number, numHeads: number, numKeyValueHeads: number, headDim: number,
  *   kvHeads: number[], windows: (number | null)[], maxTokens: number, vocabSize: number,
  *   maskToken: string | null, closingToken: string | null, chat: boolean, fallback: string }} ModelInfo
@@ -117,14 +125,17 @@ export const ALL_LAYERS_BYTES = 64 * 2 ** 20;
  * The answer to a RunRequest: the tokens always; `layers`, `overview`, `summary` and `trace` as
  * asked (the toy layer's trace always); `roles` for fresh inputs; `predictions` of a model with an
  * LM head; for fresh inputs with heads switched off, `changes` (per layer, how far its output
- * moved). The shape of the model's attention (kvHeads, windows) is in its ModelInfo, sent once.
+ * moved). The shape of the model's attention (kvHeads, windows) is in its ModelInfo, sent once. An
+ * encoder–decoder's cross-attention has `keyTokens` (the source's) besides its rows' `tokens`
+ * (the target's), and its fresh answers the `alignment` its cross head roles read (cross-roles.js).
  * @typedef {{ type: 'result', id: number, tokens: string[], unknown: boolean[], truncated: boolean, totalTokens: number,
  *   causal: boolean, hasLmHead: boolean, ablated: Head[], ablation: string | null, ms: number,
  *   layers?: { layer: number, numHeads: number, weights: Float32Array[] }[], roles?: object[], changes?: number[],
  *   overview?: { block: number, labels: string[], layers: ({ weights: Float32Array[] } | null)[] },
  *   summary?: { kind: 'average' | 'rollout', layer: number, weights: Float32Array },
  *   trace?: { layer: number } & object, predictions?: Prediction[], steps?: WrittenStep[],
- *   why?: WhyAnswer, queryKeys?: object }} RunAnswer
+ *   why?: WhyAnswer, queryKeys?: object, keyTokens?: readonly string[], keyUnknown?: readonly boolean[],
+ *   alignment?: { columns: (number | null)[], diagonal: number | null } }} RunAnswer
  * The Why? view's answer (why-data.js): `contributions` and `lens` at `position`, and `suggested`,
  * a corruption for patching ({ text, from, to }, or null), or `error` when the token or against
  * given is not one token of the vocabulary (the rest of the answer stands).

@@ -14,6 +14,8 @@ import { loadEngine } from '../../src/index.js';
 import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
 import { textPrint } from '../text-print.js';
 import { headRoles } from '../../src/analysis/head-roles.js';
+import { crossHeadRoles } from '../../src/analysis/cross-roles.js';
+import { stackRun } from './stack-run.js';
 import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
 import { likeliest } from '../../src/model/likeliest.js';
@@ -103,8 +105,11 @@ async function start({ source, hubUrl, revision, interrupt }) {
  */
 function info(model) {
   const { architecture, architectureName, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim, maxTokens, vocabSize, specialTokens } = model;
+  const { encoderDecoder, numDecoderLayers, taskPrefixes } = model;
   return {
     build: state.engine.build, threads: state.engine.threads, architecture, architectureName, causal, hasLmHead, dModel, numLayers, numHeads, numKeyValueHeads, headDim,
+    encoderDecoder, numDecoderLayers: numDecoderLayers ?? 0, taskPrefixes: { ...taskPrefixes },
+    translates: architecture === 'marian' || Object.keys(taskPrefixes ?? {}).some((task) => task.startsWith('translation')),
     ...attentionShape(model), maxTokens, vocabSize,
     maskToken: specialTokens.mask?.text ?? null, closingToken: specialTokens.closing?.text ?? null,
     chat: model.chatTemplate !== null, fallback: state.fallback,
@@ -158,6 +163,17 @@ function runKey(text, chat, written, ablate, ablation) {
 /** What the model runs for a page's text: the text itself, or, in chat mode, the one user message through its template. */
 const promptOf = (text, chat) => (chat ? { messages: [{ role: 'user', content: text }] } : text);
 
+/**
+ * The options a run of the page's text takes: an encoder–decoder's target is the ids written so
+ * far (after its start tokens); a one-stack model's written ids follow its prompt, and its text
+ * alone is cut to what the page runs.
+ */
+function runLimits(model, written) {
+  const maxTokens = Math.min(model.maxTokens, PAGE_MAX_TOKENS);
+  if (model.encoderDecoder) return { target: { ids: written }, maxTokens, interrupt: state.interrupt };
+  return { ...(written.length ? { continuation: written } : { maxTokens }), interrupt: state.interrupt };
+}
+
 /** @param {import('./messages.js').RunRequest} data */
 function answer(data) {
   try {
@@ -168,10 +184,7 @@ function answer(data) {
     const written = data.toy ? [] : data.written ?? [];
     const { input, key } = runKey(data.text, data.chat, written, ablate, ablation);
     const prompt = promptOf(data.text, data.chat);
-    // A writing is run whole; a text alone is cut to what the page runs.
-    const limits = {
-      ...(written.length ? { continuation: written } : { maxTokens: Math.min(model.maxTokens, PAGE_MAX_TOKENS) }), interrupt: state.interrupt,
-    };
+    const limits = runLimits(model, written);
     const { onLayer, streamed } = layerStream(data, model);
     const run = onLayer ? { ...limits, onLayer } : limits;
     if (state.last?.key !== key || state.last.model !== model) {
@@ -184,32 +197,44 @@ function answer(data) {
     }
     // With heads off, the same text with every head on, for what changed (a writing's result comes without it).
     if (ablate.length && !state.last.base) state.last.base = model.run(prompt, limits);
-    const { result, base } = state.last;
+    // An encoder–decoder's answers are of the attention the page shows (stack-run.js).
+    const stack = model.encoderDecoder ? data.stack ?? 'encoder' : null;
+    const shownOf = (r) => (r && stack ? stackRun(r, stack) : r);
+    const result = shownOf(state.last.result), base = shownOf(state.last.base);
     const { tokens, unknown, truncated, totalTokens } = result;
     /** @type {import('./messages.js').RunAnswer} */
     const message = {
       type: 'result', id: data.id, tokens, unknown, truncated, totalTokens,
-      causal: model.causal ?? false, hasLmHead: model.hasLmHead ?? false,
+      causal: stack ? result.causal : model.causal ?? false, hasLmHead: stack ? result.writes : model.hasLmHead ?? false,
       ablated: result.ablated ?? [], ablation: result.ablation ?? null, ms: 0,
     };
+    if (stack === 'cross') Object.assign(message, { keyTokens: result.keyTokens, keyUnknown: result.keyUnknown });
+    const keys = result.keyTokens?.length ?? tokens.length;
     if (data.toy) {
       message.trace = { layer: 0, ...toyLayer(result.layerInput(0), tokens.length, data.toy) };
     } else {
       // New inputs get every layer when they fit, so other layers show at once; else the ones asked for.
-      const all = data.fresh && result.numLayers * result.numHeads * tokens.length ** 2 * 4 <= ALL_LAYERS_BYTES;
+      const all = data.fresh && result.numLayers * result.numHeads * tokens.length * keys * 4 <= ALL_LAYERS_BYTES;
       const layers = (all ? Array.from({ length: result.numLayers }, (_, l) => l) : data.layers).filter((l) => !streamed.weights.has(l));
       if (layers.length) message.layers = layers.map((l) => ({ layer: l, ...layerWeights(result, l) }));
       if (data.fresh) {
         // The roles read the copies about to be sent, when they are every layer, rather than copy each head again.
         const sent = all && !streamed.weights.size ? { ids: result.ids, causal: result.causal, numLayers: result.numLayers, numHeads: result.numHeads, tokens,
-          attention: (l, h) => message.layers[l].weights[h] } : result;
-        message.roles = streamed.roles.length === result.numLayers ? streamed.roles.flat() : headRoles(sent);
-        if (base) message.changes = layerChanges(base, result);
+          keyTokens: result.keyTokens, keyIds: result.keyIds, attention: (l, h) => message.layers[l].weights[h] } : result;
+        if (stack === 'cross') {
+          const special = new Set([...result.ids, ...result.keyIds].filter((id) => model.token(id).special));
+          const { roles, alignment, diagonal } = crossHeadRoles(sent, special);
+          Object.assign(message, { roles, alignment: { columns: alignment, diagonal } });
+        } else {
+          message.roles = streamed.roles.length === result.numLayers ? streamed.roles.flat() : headRoles(sent);
+        }
+        if (base && !stack) message.changes = layerChanges(base, result);
       }
       // The model view: below OVERVIEW_SIZE tokens its thumbnails are the weights sent already, moved
       // once (or streamed: the page has them); above, pooled, those streamed left out.
-      if (data.overview && !(streamed.weights.size && tokens.length <= OVERVIEW_SIZE)) {
-        message.overview = all && tokens.length <= OVERVIEW_SIZE ? { block: 1, labels: tokens, layers: message.layers }
+      const small = Math.max(tokens.length, keys) <= OVERVIEW_SIZE;
+      if (data.overview && !(streamed.weights.size && small)) {
+        message.overview = all && small ? { block: 1, labels: tokens, keyLabels: result.keyTokens, layers: message.layers }
           : overviewOf(result, OVERVIEW_SIZE, streamed.thumbnails);
       }
       if (data.summary) {
@@ -218,10 +243,11 @@ function answer(data) {
       }
       if (Number.isInteger(data.trace)) {
         const layer = Math.min(data.trace, result.numLayers - 1);
-        message.trace = { layer, ...tracedLayer(result, layer, model.rotation(layer)) };
+        message.trace = { layer, ...tracedLayer(result, layer, stack ? null : model.rotation(layer)) };
       }
-      if (message.hasLmHead) message.predictions = predictions(result, message.causal, data.at, base);
-      if (data.steps) message.steps = writtenSteps(result, written);
+      if (message.hasLmHead) message.predictions = predictions(result, message.causal || stack !== null, data.at, base);
+      // The strip of a writing reads the decoder's rows, whichever attention is shown.
+      if (data.steps) message.steps = writtenSteps(stack ? stackRun(state.last.result, 'decoder') : result, written);
       if (data.why) message.why = explainAnswer(model, result, data.text, data.why);
       if (data.queryKeys) message.queryKeys = queryKeysAnswer(result, data.queryKeys);
     }
@@ -245,7 +271,8 @@ function answer(data) {
  */
 function layerStream(data, model) {
   const streamed = { weights: new Set(), thumbnails: new Set(), roles: [] };
-  if (!data.stream || !data.fresh || data.toy) return { onLayer: undefined, streamed };
+  // An encoder–decoder's run has no onLayer: its three attentions come together.
+  if (!data.stream || !data.fresh || data.toy || model.encoderDecoder) return { onLayer: undefined, streamed };
   let done = [], posted = -Infinity;
   /** @param {import('../../src/model/model.js').LayerDone} layerDone */
   const onLayer = ({ layer, ids, tokens, unknown, truncated, totalTokens, attention }) => {
@@ -392,7 +419,7 @@ function writtenSteps(result, written) {
  * from it. A newer write or a CancelWrite stops it between two steps; what was written stays.
  * @param {import('./messages.js').Write} data
  */
-async function write({ writeId, text, chat, options, ablate, ablation, layers }) {
+async function write({ writeId, text, chat, options, ablate, ablation, layers, stack = 'encoder' }) {
   state.writing?.controller.abort();
   const controller = new AbortController();
   state.writing = { writeId, controller };
@@ -403,7 +430,9 @@ async function write({ writeId, text, chat, options, ablate, ablation, layers })
     for await (const step of writing) {
       written++;
       const { index, position, id, token, probability, alternatives, elapsedMs } = step;
-      const rows = layers.map((layer) => ({ layer, weights: Array.from({ length: model.numHeads }, (_, h) => step.attention(layer, h)) }));
+      // An encoder–decoder's rows are of the attention on screen: the decoder's own, or its cross-attention's.
+      const row = stack === 'cross' ? (l, h) => step.crossAttention(l, h) : (l, h) => step.attention(l, h);
+      const rows = layers.map((layer) => ({ layer, weights: Array.from({ length: model.numHeads }, (_, h) => row(layer, h)) }));
       /** @type {import('./messages.js').WriteStep} */
       const message = { type: 'write-step', writeId, step: { index, position, id, token, probability, alternatives, elapsedMs }, prefillMs: writing.prefillMs, rows };
       self.postMessage(message, { transfer: rows.flatMap((r) => r.weights.map((w) => w.buffer)) });
@@ -413,7 +442,8 @@ async function write({ writeId, text, chat, options, ablate, ablation, layers })
   }
   const result = writing ? await writing.result.catch((error) => { failure ??= error; return null; }) : null;
   if (result && state.model === model) {
-    const ids = Array.from(result.ids.slice(result.ids.length - written));
+    const all = model.encoderDecoder ? result.targetIds : result.ids;
+    const ids = Array.from(all.slice(all.length - written));
     state.last = { ...runKey(text, chat, ids, ablate, ablation), model, result, ablated: ablate.length > 0, base: null };
   }
   if (state.writing?.writeId === writeId) state.writing = null;
