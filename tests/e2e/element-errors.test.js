@@ -42,7 +42,7 @@ async function settle(page, id, attributes, state) {
 }
 
 const BAD = [
-  [{ view: 'bogus' }, 'view must be grid, head, lines, steps or why, got "bogus"'],
+  [{ view: 'bogus' }, 'view must be grid, head, lines, steps, why or alignment, got "bogus"'],
   [{ layer: '9' }, 'layer must be a whole number from 1 to 4, got "9"'],
   [{ height: 'bogus' }, 'height must be a CSS length such as 400 or 30em, got "bogus"'],
 ];
@@ -80,7 +80,7 @@ test('a bad attribute set later fires error once, and a resize does not fire it 
 
   // Another problem while one is shown is a new event; the same one again after a recovery too.
   expect(await settle(page, 'grid', { view: 'bogus' }, 'error')).toHaveLength(1);
-  expect(await settle(page, 'grid', { view: 'toString' }, 'error')).toEqual([['grid', 'view must be grid, head, lines, steps or why, got "toString"']]);
+  expect(await settle(page, 'grid', { view: 'toString' }, 'error')).toEqual([['grid', 'view must be grid, head, lines, steps, why or alignment, got "toString"']]);
   expect(await settle(page, 'grid', { sentence: 'Other words.' }, 'error')).toEqual([]);
   expect(await settle(page, 'grid', { view: 'grid' }, 'ready')).toEqual([]);
   expect(await settle(page, 'grid', { view: 'toString' }, 'error')).toHaveLength(1);

@@ -175,11 +175,11 @@ test('bad attributes and HTML in the sentence get a clear message, and the eleme
   await page.evaluate(() => document.getElementById('grid').addEventListener('error', (e) => { window.__error = e.detail.message; }));
   await set('grid', 'view', 'bogus');
   await settled('grid', 'error');
-  expect(await state('grid')).toEqual({ state: 'error', status: 'multihead: view must be grid, head, lines, steps or why, got "bogus"' });
-  expect(await page.evaluate(() => window.__error)).toBe('view must be grid, head, lines, steps or why, got "bogus"');
+  expect(await state('grid')).toEqual({ state: 'error', status: 'multihead: view must be grid, head, lines, steps, why or alignment, got "bogus"' });
+  expect(await page.evaluate(() => window.__error)).toBe('view must be grid, head, lines, steps, why or alignment, got "bogus"');
   await set('grid', 'view', 'toString'); // a name every object has is not a view either
   await settled('grid', 'error');
-  expect((await state('grid')).status).toBe('multihead: view must be grid, head, lines, steps or why, got "toString"');
+  expect((await state('grid')).status).toBe('multihead: view must be grid, head, lines, steps, why or alignment, got "toString"');
   await set('grid', 'view', 'head');
   await set('grid', 'head', '9');
   await settled('grid', 'error');

@@ -46,9 +46,10 @@ function excerpt(sentence) {
  * page's own URL), with a note for each on what of the sentence it leaves out ('' when nothing).
  * `model` is the Hub id or the built-in model's name on screen, or undefined for the default model;
  * `revision` a Hub model's revision other than main; `written`, how many tokens the model wrote
- * after the sentence; `chat`, whether the sentence is a chat message.
+ * after the sentence; `chat`, whether the sentence is a chat message; `stack`, an encoder–decoder's
+ * attention on screen (null for a one-stack model).
  */
-export function embedSnippets({ sentence, view, layer, head, toy, model, revision, written = 0, chat = false, href = location.href }) {
+export function embedSnippets({ sentence, view, layer, head, toy, model, revision, written = 0, chat = false, stack = null, href = location.href }) {
   const linked = linkedSentence(sentence);
   const cut = linked.length < sentence.length
     ? `the first ${MAX_SENTENCE.toLocaleString('en')} of this sentence's ${sentence.length.toLocaleString('en')} characters`
@@ -73,11 +74,12 @@ export function embedSnippets({ sentence, view, layer, head, toy, model, revisio
     cut && `The element takes at most ${MAX_SENTENCE.toLocaleString('en')} characters: this snippet holds ${cut}.`,
     html.left && `HTML cannot hold some of its characters in an attribute: the snippet leaves out ${html.left}.`,
     revision && `The element loads a Hub model's main revision, not ${revision}: the iframe shows that revision.`,
-    written > 0 && `The element shows the sentence alone, not the ${written} token${written === 1 ? '' : 's'} the model wrote after it: the iframe shows them.`,
+    written > 0 && stack === null && `The element shows the sentence alone, not the ${written} token${written === 1 ? '' : 's'} the model wrote after it: the iframe shows them.`,
+    written > 0 && stack !== null && 'The element writes its own target from the source (greedy, at most 64 tokens): the iframe shows the one written here.',
     chat && 'The element runs the sentence as plain text, not through the chat template: the iframe runs it as a chat message.',
   ].filter(Boolean).join(' ');
   const element = `<script type="module">import 'multihead/element';</script>\n` +
-    `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}" layer="${layer + 1}" head="${heads}"` +
+    `<multihead-view sentence="${escapeHtml(html.text)}" view="${view}"${stack ? ` stack="${stack}"` : ''} layer="${layer + 1}" head="${heads}"` +
     `${model ? ` model="${escapeHtml(model)}"` : ''}></multihead-view>`;
   return { iframe, element, notes };
 }

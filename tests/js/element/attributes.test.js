@@ -1,6 +1,6 @@
 // <multihead-view>'s attributes, read without a DOM (web/src/element/attributes.js): the model a
 // value names, and the view, layer, heads and height, each bad value refused by name.
-import { MAX_SENTENCE, modelSource, readChoice } from '../../../web/src/element/attributes.js';
+import { MAX_SENTENCE, modelSource, readChoice, readStack } from '../../../web/src/element/attributes.js';
 
 const BASE = 'https://example.org/post/page.html';
 const css = { supports: (height) => /^(\d+(\.\d+)?(px|em|vh)|auto)$/.test(height), pixels: (height) => (height.endsWith('em') ? 16 * parseFloat(height) : parseFloat(height)) };
@@ -25,7 +25,7 @@ test('without attributes the element shows layer 1, head 1 in the grid, as tall 
 });
 
 test.each([
-  [{ view: 'bogus' }, 'view must be grid, head, lines, steps or why, got "bogus"'],
+  [{ view: 'bogus' }, 'view must be grid, head, lines, steps, why or alignment, got "bogus"'],
   [{ layer: '5' }, 'layer must be a whole number from 1 to 4, got "5"'],
   [{ layer: '1.5' }, 'layer must be a whole number from 1 to 4, got "1.5"'],
   [{ head: '0' }, 'head must be a whole number from 1 to 4, a list of them, or "all", got "0"'],
@@ -46,4 +46,15 @@ test('the lines view takes several heads, or all; a number height is pixels', ()
 
 test('a sentence of the element and of a link to the page holds at most 2000 characters', () => {
   expect(MAX_SENTENCE).toBe(2000);
+});
+
+test('the stack attribute: an encoder–decoder\'s attention, cross for the alignment view by default; a one-stack model takes none', () => {
+  expect(readStack(null, 'grid', true)).toBe('encoder');
+  expect(readStack(null, 'alignment', true)).toBe('cross');
+  expect(readStack('decoder', 'alignment', true)).toBe('decoder');
+  expect(readStack(null, 'grid', false)).toBe('encoder');
+  expect(readStack('encoder', 'head', false)).toBe('encoder');
+  expect(() => readStack('Cross', 'grid', true)).toThrow('stack must be encoder, decoder or cross, got "Cross"');
+  expect(() => readStack('decoder', 'grid', false)).toThrow('stack="decoder" is an encoder–decoder\'s (T5, BART, Marian); this model has one stack of layers');
+  expect(() => readStack(null, 'why', true)).toThrow('view="why" explains a one-stack model\'s prediction');
 });

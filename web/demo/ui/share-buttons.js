@@ -1,7 +1,7 @@
 // The Embed dialog and the download buttons: snippets and files of what is on screen (share.js
 // makes them from the state; this wires the buttons).
 import { linkedModel, modelRevision } from '../state/model-choice.js';
-import { allLayersShown, shownAblated, shownHead, shownLayer } from '../state/settings.js';
+import { allLayersShown, shownAblated, shownHead, shownLayer, shownStack } from '../state/settings.js';
 import { shownRoles } from './panels.js';
 import { download, downloadWhy, embedSnippets } from '../share.js';
 import { shownPatch } from '../state/why.js';
@@ -17,6 +17,7 @@ export function wireShareButtons(store) {
     const { iframe, element, notes } = embedSnippets({
       sentence, view, layer: shownLayer(state), head: shownHead(state), toy: mode === 'toy', model: linkedModel(state.session.model),
       revision: modelRevision(state.session.model), written: written.length, chat, href: linkHref(state),
+      stack: state.session.info?.encoderDecoder ? shownStack(state) : null,
     });
     $('embed-iframe').value = iframe;
     $('embed-element').value = element;

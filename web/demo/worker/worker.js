@@ -15,7 +15,7 @@ import { ALL_LAYERS_BYTES, PAGE_MAX_TOKENS } from './messages.js';
 import { textPrint } from '../text-print.js';
 import { headRoles } from '../../src/analysis/head-roles.js';
 import { crossHeadRoles } from '../../src/analysis/cross-roles.js';
-import { stackRun } from './stack-run.js';
+import { stackRun } from '../../src/views/stack-run.js';
 import { averageHeads } from '../../src/analysis/rollout.js';
 import { measureHeadRoles } from '../../src/analysis/measure-roles.js';
 import { likeliest } from '../../src/model/likeliest.js';

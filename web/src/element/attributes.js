@@ -11,7 +11,11 @@ export const MAX_SENTENCE = 2000;
 // silently; a taller view than this is a typo, not a layout.
 const MAX_HEIGHT = 100000;
 // The views the element shows; the page's average and rollout views are not among them yet.
-const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'steps', 'why'];
+const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'steps', 'why', 'alignment'];
+// An encoder–decoder's attentions, as its stack attribute names them.
+export const STACKS = ['encoder', 'decoder', 'cross'];
+// Tokens the element writes of an encoder–decoder's target when no target attribute gives it.
+export const WRITTEN_TARGET = 64;
 // Characters of a token or against attribute: one token is far shorter.
 const MAX_TOKEN = 100;
 
@@ -40,7 +44,7 @@ export function modelSource(value, hubUrl, baseUrl) {
  */
 export function readChoice(attributes, layers, heads, css) {
   const view = attributes.view ?? 'grid';
-  if (!ELEMENT_VIEWS.includes(view)) throw new RangeError(`view must be grid, head, lines, steps or why, got "${view}"`);
+  if (!ELEMENT_VIEWS.includes(view)) throw new RangeError(`view must be grid, head, lines, steps, why or alignment, got "${view}"`);
   const layer = counted('layer', attributes.layer ?? '1', layers);
   const headText = attributes.head?.trim() || '1';
   const list = headText === 'all'
@@ -66,6 +70,22 @@ export function readWhy(attributes, n) {
     return text;
   });
   return { position, token, against };
+}
+
+/**
+ * An encoder–decoder's attention the stack attribute asks for (absent: 'cross' for the alignment
+ * view, else 'encoder'); a one-stack model takes none. Throws naming a bad one.
+ */
+export function readStack(value, view, encoderDecoder) {
+  if (!encoderDecoder) {
+    if (value !== null && value !== 'encoder') throw new RangeError(`stack="${value}" is an encoder–decoder's (T5, BART, Marian); this model has one stack of layers`);
+    if (view === 'alignment') throw new RangeError('view="alignment" draws an encoder–decoder\'s cross-attention; this model has none');
+    return 'encoder';
+  }
+  const stack = value ?? (view === 'alignment' ? 'cross' : 'encoder');
+  if (!STACKS.includes(stack)) throw new RangeError(`stack must be encoder, decoder or cross, got "${stack}"`);
+  if (view === 'why') throw new RangeError('view="why" explains a one-stack model\'s prediction; an encoder–decoder\'s is not explained yet');
+  return stack;
 }
 
 function counted(name, text, count) {

@@ -2,18 +2,26 @@
 //
 // Attributes (all optional; they may change at any time):
 // - sentence: the text to run (without it, the element's own text content);
-// - view: grid (default), head, lines, steps or why (why did the model predict what it did: each
+// - view: grid (default), head, lines, steps, why (why did the model predict what it did: each
 //   head's share of the logit, the logit lens, and the chosen head's queries and keys on one map;
-//   a model with a language-model head only);
+//   a one-stack model with a language-model head only) or alignment (an encoder–decoder's: the
+//   source above the target, each written word linked to the source words the layer's cross
+//   heads, averaged, read when writing it);
 // - layer: from 1 (default 1); head: from 1 (default 1), or in the lines view a list such as "1, 3", or "all";
-// - model: a built-in model, "default" (the default when absent: a small BERT) or "causal" (a small
-//   GPT-2 with induction heads), both inside the package; a Hugging Face Hub model id ("gpt2",
+// - model: a built-in model, "default" (the default when absent: a small BERT), "causal" (a small
+//   GPT-2 with induction heads) or "reverse" (a small BART that writes a list of words backwards),
+//   all inside the package; a Hugging Face Hub model id ("gpt2",
 //   "bert-base-uncased", "owner/name"); or a folder URL holding config.json, tokenizer.json and
 //   model.safetensors. A value with a scheme (https:), or starting with /, ./ or ../, or ending
-//   with /, is a URL; the two built-in names are never Hub ids; anything else is a Hub id.
+//   with /, is a URL; the built-in names are never Hub ids; anything else is a Hub id.
 //   Elements naming the same model share one download;
 // - hub-url: where Hub ids are fetched from, an http(s) URL (default: the Hugging Face Hub); for
 //   a mirror, or a test's fake Hub;
+// - stack (an encoder–decoder's: T5, BART, Marian, whose sentence is the source): the attention
+//   shown, encoder (default; cross for the alignment view), decoder, or cross (the decoder's rows
+//   over the source's columns: cellselect's keyToken is a source token);
+// - target (an encoder–decoder's): the target text the decoder reads; without it the model writes
+//   its own (greedy, at most 64 tokens) and the element shows that;
 // - theme: light (default), dark, or auto (follows the system);
 // - height: a CSS length, or a number of pixels, at most 100000 pixels; the view scrolls inside it;
 // - position, token, against (the why view): the position explained, from 1 (default: a causal

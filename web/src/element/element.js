@@ -6,22 +6,26 @@
 // would need a second file to host, which some authors cannot serve. It is for browsers only.
 // On the main thread nothing can stop a tokenizer that never returns (a hostile tokenizer.json):
 // the loader's pattern check and the 2000-character cap below are its only defences.
-// The model attribute names a built-in model (default, causal), a Hub id (gpt2, owner/name) or a
+// An encoder–decoder's sentence is its source: the element shows the attention its stack attribute
+// names (encoder, decoder or cross) over the target attribute, or, without one, over the target
+// the model writes itself (greedy, at most WRITTEN_TARGET tokens).
+// The model attribute names a built-in model (default, causal, reverse), a Hub id (gpt2, owner/name) or a
 // folder URL (attributes.js reads it, and the rest); elements asking for the same model share one
 // download and one copy in memory (model-registry.js). It keeps every layer's attention weights,
 // and computes a layer's full trace only for the four-steps view's layer.
 import { loadEngine } from '../engine/engine.js';
-import { MAX_SENTENCE, modelSource, readChoice, readWhy } from './attributes.js';
+import { MAX_SENTENCE, WRITTEN_TARGET, modelSource, readChoice, readStack, readWhy } from './attributes.js';
 import { createModelRegistry } from './model-registry.js';
 import { attentionJson, headsOnScreen, heatmapPng, heatmapSvg } from '../views/export.js';
 import { VIEWS_CSS, palette } from '../views/styles.js';
 import { el } from '../views/dom.js';
 import { attentionLayers, attentionShape, tracedLayer, truncationNote, viewData } from '../views/view-data.js';
+import { stackRun } from '../views/stack-run.js';
 import { VIEWS } from '../views/views.js';
 import { explainAt, whyQueryKeys } from '../views/why-data.js';
 import { whyCsv, whyPng, whySvg } from '../views/why-export.js';
 
-const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height', 'position', 'token', 'against'];
+const ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'model', 'hub-url', 'theme', 'height', 'position', 'token', 'against', 'stack', 'target'];
 
 const ELEMENT_CSS = `
 :host { display: block; ${palette('light')} }
@@ -131,15 +135,15 @@ export class MultiheadView extends HTMLElement {
     return this.#state.result?.tokens.slice() ?? null;
   }
 
-  /** The attention weights on screen: [layer][head] of (n × n) row-major Float32Array copies. */
+  /** The attention weights on screen: [layer][head] of (n × n) row-major Float32Array copies ((n × nKeys) for a cross-attention). */
   get attention() {
-    return this.#state.result?.layers.map((l) => l.weights.map((w) => w.slice())) ?? null;
+    return this.#state.result?.layers?.map((l) => l.weights.map((w) => w.slice())) ?? null; // an encoder–decoder's has none before a stack is shown
   }
 
-  /** The tokens and every layer's attention, as JSON text. */
+  /** The tokens and every layer's attention, as JSON text (a cross-attention's with its keyTokens). */
   exportJSON() {
-    const { tokens, unknown, layers } = this.#ready();
-    return attentionJson({ tokens, unknown, layers });
+    const { tokens, unknown, keyTokens, layers } = this.#ready();
+    return attentionJson({ tokens, unknown, keyTokens, layers });
   }
 
   /** The heatmaps of the heads on screen (the why view: its figure), as an SVG document. */
@@ -165,10 +169,10 @@ export class MultiheadView extends HTMLElement {
   }
 
   #figure() {
-    const { tokens, layers } = this.#ready();
+    const { tokens, keyTokens, layers } = this.#ready();
     const { view, layer, heads } = this.#state.shown;
     const weights = layers[layer].weights;
-    return { tokens, weights, heads: headsOnScreen(view, weights.length, heads), title: `Layer ${layer + 1}` };
+    return { tokens, keyTokens, weights, heads: headsOnScreen(view === 'alignment' ? 'grid' : view, weights.length, heads), title: `Layer ${layer + 1}` };
   }
 
   // Attribute changes arrive one by one: one update after the last of a batch.
@@ -191,7 +195,8 @@ export class MultiheadView extends HTMLElement {
       ++this.#state.asked;
       return this.#fail(error.message);
     }
-    const key = JSON.stringify([source, sentence]);
+    const target = this.getAttribute('target');
+    const key = JSON.stringify([source, sentence, target]);
     if (this.#state.result?.key !== key) {
       const asked = ++this.#state.asked;
       this.#state.result = null;
@@ -204,7 +209,13 @@ export class MultiheadView extends HTMLElement {
       try {
         model = await models.acquire(source, this);
         if (asked !== this.#state.asked) return;
-        result = model.run(sentence);
+        if (model.encoderDecoder) {
+          result = model.run(sentence, { target: target ?? { ids: await this.#written(model, sentence) } });
+          if (asked !== this.#state.asked) return;
+        } else {
+          if (target !== null) throw new RangeError('target is an encoder–decoder\'s (T5, BART, Marian): the decoder\'s text; this model has one stack of layers');
+          result = model.run(sentence);
+        }
       } catch (error) {
         if (asked === this.#state.asked) this.#fail(error.message);
         return;
@@ -212,12 +223,30 @@ export class MultiheadView extends HTMLElement {
       const { tokens, unknown, truncated, totalTokens } = result;
       const causal = Boolean(result.causal);
       const closing = model.specialTokens.closing !== null; // a cut text keeps it
-      // run: the engine's result, kept with its model to compute the four-steps view's layer when it is shown.
+      // run: the engine's result, kept with its model to compute the four-steps view's layer when
+      // it is shown (an encoder–decoder's: the stack shown, which #showStack fills in).
       this.#state.result = {
-        key, source, model, tokens, unknown, truncated, totalTokens, causal, closing, ...attentionShape(model), layers: attentionLayers(result), run: result, traced: null,
+        key, source, model, tokens, unknown, truncated, totalTokens, causal, closing, ...attentionShape(model), run: result, traced: null,
+        ...model.encoderDecoder ? { whole: result, stack: null } : { layers: attentionLayers(result) },
       };
     }
     this.#draw();
+  }
+
+  /** The target an encoder–decoder writes from `sentence` (greedy), as ids. */
+  async #written(model, sentence) {
+    const ids = [];
+    for await (const step of model.generate(sentence, { maxNewTokens: WRITTEN_TARGET })) ids.push(step.id);
+    return ids;
+  }
+
+  /** An encoder–decoder's result showing `stack`: its rows, its keys and its layers. */
+  #showStack(r, stack) {
+    if (r.stack === stack) return;
+    const shown = stackRun(r.whole, stack);
+    const { tokens, unknown, keyTokens, keyUnknown, causal } = shown;
+    Object.assign(r, { stack, run: shown, tokens, unknown, causal, layers: attentionLayers(shown), traced: null, why: null },
+      stack === 'cross' ? { keyTokens, keyUnknown } : { keyTokens: undefined, keyUnknown: undefined });
   }
 
   #draw() {
@@ -227,6 +256,8 @@ export class MultiheadView extends HTMLElement {
     try {
       const attribute = (name) => this.getAttribute(name);
       const attributes = { view: attribute('view'), layer: attribute('layer'), head: attribute('head'), theme: attribute('theme'), height: attribute('height') };
+      const stack = readStack(attribute('stack'), attributes.view, r.model.encoderDecoder);
+      if (r.model.encoderDecoder) this.#showStack(r, stack);
       choice = readChoice(attributes, r.layers.length, r.layers[0].numHeads,
         { supports: (height) => CSS.supports('height', height), pixels: (height) => this.#pixels(height) });
     } catch (error) {
@@ -251,7 +282,7 @@ export class MultiheadView extends HTMLElement {
   #trace(layer) {
     const r = this.#state.result;
     if (r.traced !== null) r.layers[r.traced] = { numHeads: r.layers[r.traced].numHeads, weights: r.layers[r.traced].weights };
-    r.layers[layer] = tracedLayer(r.run, layer, r.model.rotation(layer));
+    r.layers[layer] = tracedLayer(r.run, layer, r.model.encoderDecoder ? null : r.model.rotation(layer));
     r.traced = layer;
   }
 
@@ -320,9 +351,10 @@ export class MultiheadView extends HTMLElement {
       onSelect: (query) => this.#emit('tokenselect', { ...where(), query, token: token(query) }),
       onSelectCell: ({ row, col }) => {
         const { layer, heads } = shown();
-        const n = this.#state.result.tokens.length;
-        const weight = this.#state.result.layers[layer].weights[heads[0]][row * n + col];
-        this.#emit('cellselect', { ...where(), query: row, key: col, queryToken: token(row), keyToken: token(col), weight });
+        const r = this.#state.result;
+        const keys = r.keyTokens ?? r.tokens; // a cross-attention's keys are the source's tokens
+        const weight = r.layers[layer].weights[heads[0]][row * keys.length + col];
+        this.#emit('cellselect', { ...where(), query: row, key: col, queryToken: token(row), keyToken: keys[col], weight });
       },
     };
   }

@@ -1,15 +1,16 @@
 // @ts-check
-// One attention of an encoder–decoder's run (EncoderDecoderResult), shaped as the worker reads a
-// one-stack model's result: the page shows one stack at a time ('encoder', 'decoder' or 'cross',
-// its "Attention of" choice), and every answer it asks for (a layer's weights, the model view, a
-// trace, an average, the head roles, the predictions) is then computed as for any other model.
+// One attention of an encoder–decoder's run (EncoderDecoderResult), shaped as a one-stack model's
+// result: the page and <multihead-view> show one stack at a time ('encoder', 'decoder' or 'cross':
+// the page's "Attention of" choice, the element's stack attribute), and everything drawn of it (a
+// layer's weights, the model view, a trace, an average, the head roles, the predictions) is then
+// computed as for any other model.
 // A stack's query tokens are its rows: the source for the encoder, the decoder's input (its
 // start tokens, then the target) for the decoder and the cross-attention; `keyTokens` are the
 // cross-attention's columns, the source. The decoder's and the cross-attention's rows predict the
 // next target token (`writes`); the encoder's predict nothing.
 
 /**
- * @param {import('../../src/model/encoder-decoder.js').EncoderDecoderResult} result
+ * @param {import('../model/encoder-decoder.js').EncoderDecoderResult} result
  * @param {'encoder' | 'decoder' | 'cross'} stack
  */
 export function stackRun(result, stack) {
