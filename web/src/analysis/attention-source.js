@@ -33,6 +33,7 @@ export function attentionOf(result, caller) {
   const read = new Map(); // layer * heads + head → Float32Array (n × nKeys)
   return {
     layers, heads, n, nKeys, tokens: tokens.slice(), keyTokens: keyTokens.slice(),
+    cross: keyTokens !== tokens, // the keys are other tokens than the queries
     checkLayer(layer) {
       return checkInteger('layer', layer, 0, layers - 1);
     },

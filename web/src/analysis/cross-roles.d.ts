@@ -15,9 +15,10 @@ export interface CrossHeadRole {
 }
 
 /**
- * Every cross-attention head's scores on one run (result.crossAttention's weights: target rows
- * `tokens` over source columns `keyTokens`), with the alignment they read (a source column per
- * target row) and the diagonal baseline of these lengths (cross-roles.js).
+ * Every cross-attention head's scores on one run (result.crossAttention's weights: the decoder's
+ * input `tokens` and `ids` down the rows, the source's `keyTokens` and `keyIds` across the
+ * columns), with the alignment they read (per row, the source column of the word it writes, or
+ * null) and the diagonal baseline of these lengths (cross-roles.js). `special`: the ids of special tokens.
  */
-export function crossHeadRoles(result: AttentionResult & { readonly keyTokens: readonly string[] }, closing: boolean):
-  { roles: CrossHeadRole[]; alignment: number[]; diagonal: number };
+export function crossHeadRoles(result: AttentionResult & { readonly keyTokens: readonly string[]; readonly ids: ArrayLike<number>;
+  readonly keyIds: ArrayLike<number> }, special?: ReadonlySet<number>): { roles: CrossHeadRole[]; alignment: (number | null)[]; diagonal: number | null };

@@ -24,9 +24,9 @@ export function averageHeads(result, layer) {
 export function rollout(result) {
   const source = attentionOf(result, 'rollout');
   const n = source.n;
-  if (source.nKeys !== n) {
-    throw new RangeError(`rollout follows attention through one stack's layers, whose queries and keys are the same ${n} tokens; ` +
-      `these rows read ${source.nKeys} other tokens (cross-attention)`);
+  if (source.cross) {
+    throw new RangeError('rollout follows attention through one stack\'s layers, whose queries and keys are the same tokens; ' +
+      `result.keyTokens says these ${n} rows read ${source.nKeys} other tokens (cross-attention)`);
   }
   let rolled = null;
   for (let l = 0; l < source.layers; l++) {
