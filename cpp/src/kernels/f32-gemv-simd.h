@@ -2,8 +2,8 @@
 // over its multiply-add (wasmsimd-madd.h): out (rows) = T (rows, d) · x, T of float32 or bfloat16 in plain
 // row-major order (the LM head reading the embedding table in place): per row, two f32x4
 // accumulators take 8 values a step, the last d mod 8 are added to their sums one by one, and the
-// sums are added as kernels.h says. A float32 row: two rows at a time, for four independent
-// chains. A bfloat16 row: one 16-byte load of 8 values widens to the even ones by a 32-bit shift
+// sums are added as kernels.h says. A float32 row: four rows at a time, for eight independent
+// chains (then two, then one). A bfloat16 row: one 16-byte load of 8 values widens to the even ones by a 32-bit shift
 // left by 16 and to the odd ones by masking off the low halves (two instructions, where
 // zero-extending each half and shifting takes four), so x is read with its even and odd values
 // apart (copied so once per call), and the accumulators hold sums 0 2 4 6 and 1 3 5 7; four rows
@@ -75,10 +75,28 @@ void bf16_table_dot(size_t rows, size_t d, const uint16_t* table, const float* x
   for (; r < rows; ++r) bf16_rows<Madd, 1>(d, whole, table + r * d, x, xs.data(), out + r);
 }
 
+// Rows r … r + R − 1 of a float32 table: two accumulators each, 2R independent chains sharing each read of x.
+template <class Madd, size_t R>
+void f32_rows(size_t d, size_t whole, const float* table, const float* x, float* out) {
+  v128_t low[R], high[R];
+  for (size_t i = 0; i < R; ++i) low[i] = high[i] = wasm_f32x4_splat(0);
+  for (size_t p = 0; p < whole; p += kGemvLanes) {
+    const v128_t x0 = wasm_v128_load(x + p), x1 = wasm_v128_load(x + p + 4);
+    for (size_t i = 0; i < R; ++i) {
+      const Eight t = load8(table + i * d, p);
+      low[i] = Madd::madd(t.low, x0, low[i]);
+      high[i] = Madd::madd(t.high, x1, high[i]);
+    }
+  }
+  for (size_t i = 0; i < R; ++i) out[i] = finish(low[i], high[i], table + i * d, x, whole, d);
+}
+
 template <class Madd>
 void rows_dot(size_t rows, size_t d, const float* table, const float* x, float* out) {
   const size_t whole = d / kGemvLanes * kGemvLanes;
   size_t r = 0;
+  // Four rows at a time: eight chains keep the multiply-adds' latency hidden while the table streams.
+  for (; r + 4 <= rows; r += 4) f32_rows<Madd, 4>(d, whole, table + r * d, x, out + r);
   for (; r + 2 <= rows; r += 2) {
     const float* a = table + r * d;
     const float* b = a + d;
