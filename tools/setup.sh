@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine with Node 20 lacks, for one purpose:
 #   bash tools/setup.sh page   building the WASM modules and the page (npm start, npm run build)
-#   bash tools/setup.sh bench  that, plus PyTorch and NumPy, which write the whole-model bench's checkpoints
-#                              and export them to ONNX, and the peers of tools/bench/package.json (npm run bench)
+#   bash tools/setup.sh bench  that, plus PyTorch, NumPy and SentencePiece, which write the whole-model bench's
+#                              checkpoints and export them to ONNX, and the peers of tools/bench/package.json (npm run bench)
 #   bash tools/setup.sh test   that, plus the native test tools (GoogleTest; clang 14 with the ASan, UBSan
 #                              and libFuzzer runtimes, and llvm-14's symbolizer) and Chromium for the e2e tests (npm test)
 # With --list after the purpose it prints the Debian packages and installs nothing.
@@ -15,7 +15,7 @@ purpose=${1:-}
 page=(emscripten libeigen3-dev nlohmann-json3-dev cmake)
 case "$purpose" in
   page) packages=("${page[@]}") ;;
-  bench) packages=("${page[@]}" python3-torch python3-numpy) ;;
+  bench) packages=("${page[@]}" python3-torch python3-numpy python3-sentencepiece) ;;
   # Chromium (about 250 MB) only the tests need. The sanitizer build and the fuzzers need clang's
   # runtime libraries (libclang-rt-14-dev), which emscripten's own clang-14 does not bring.
   test) packages=("${page[@]}" g++ libgtest-dev clang-14 libclang-rt-14-dev llvm-14 chromium) ;;

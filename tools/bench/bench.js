@@ -10,10 +10,12 @@
 // models (whole-model.js): BERT-base and GPT-2 against onnxruntime-web, at one thread and at all.
 // Then BF16 weights against F32 on a SmolLM2-135M-shaped model (bf16.js), writing token by
 // token over the KV cache (decode.js), model.patch()'s head sweep on a GPT-2-sized model (patch.js),
-// and the page in Chromium with SmolLM2- and Qwen2.5-shaped models (page.js).
+// the page in Chromium with SmolLM2- and Qwen2.5-shaped models (page.js), and an opus-mt-en-de-shaped
+// translation against onnxruntime-web, with the page's Translate (seq2seq.js).
 // Node runs it with --experimental-wasm-relaxed-simd (npm run bench does), for the relaxed build.
 // `node tools/bench/bench.js S2 S4` runs only the shapes named, `… gemm` only the GEMM kernels, `… chromium` only Chromium, `… model` only the whole models,
-// `… bf16` only the BF16 comparison, `… decode` only the decoding, `… patch` only the patch sweep, `… page` only the page.
+// `… bf16` only the BF16 comparison, `… decode` only the decoding, `… patch` only the patch sweep, `… page` only the page,
+// `… translate` only the translation.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +28,7 @@ import { benchDecode, reportDecode } from './decode.js';
 import { benchChromium, reportChromium } from './chromium.js';
 import { benchGemm, reportGemm } from './gemm.js';
 import { benchPage, reportPage } from './page.js';
+import { benchSeq2seq, reportSeq2seq } from './seq2seq.js';
 import { benchPatch, reportPatch } from './patch.js';
 import { benchWholeModel, reportTargets, reportWholeModel } from './whole-model.js';
 import { targetLine } from './targets.js';
@@ -263,9 +266,9 @@ async function singleLayer(names) {
 
 async function main() {
   const names = process.argv.slice(2);
-  const parts = ['gemm', 'chromium', 'model', 'bf16', 'decode', 'patch', 'page'];
+  const parts = ['gemm', 'chromium', 'model', 'bf16', 'decode', 'patch', 'page', 'translate'];
   const unknown = names.filter((n) => !parts.includes(n) && !SHAPES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, gemm, chromium, model, bf16, decode, patch or page`);
+  if (unknown.length) throw new Error(`bench: unknown part ${unknown.join(', ')}; use ${SHAPES.map((s) => s.name).join(', ')}, gemm, chromium, model, bf16, decode, patch, page or translate`);
   const shapeNames = names.filter((n) => !parts.includes(n));
   const host = machine();
   const results = { date: new Date().toISOString(), host };
@@ -304,6 +307,10 @@ async function main() {
   if (names.length === 0 || names.includes('page')) {
     results.page = await benchPage();
     console.log(`\n${reportPage(results.page)}`);
+  }
+  if (names.length === 0 || names.includes('translate')) {
+    results.translate = await benchSeq2seq();
+    console.log(`\n${reportSeq2seq(results.translate)}`);
   }
   mkdirSync(`${ROOT}build/bench`, { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);

@@ -30,9 +30,9 @@ const distFile = (pkg, file) => fileURLToPath(new URL(file, import.meta.resolve(
 
 // ---- onnxruntime-web ----
 
-let ort; // the module, configured once: ORT initialises its wasm only on the first session.
+let ort; // the module, configured once: ORT initialises its wasm only on the first session (seq2seq.js shares it).
 
-async function loadOrt() {
+export async function loadOrt() {
   if (ort) return ort;
   ort = await import('onnxruntime-web'); // Node resolves this to dist/ort.node.min.mjs
   // ORT ships only SIMD builds; this is the plain CPU one (no WebGPU/JSEP). Its name says
