@@ -1,15 +1,16 @@
-"""Write a random checkpoint shaped as Helsinki-NLP/opus-mt-en-de, for the bench, and its ONNX graphs.
+"""Write a random checkpoint shaped as Helsinki-NLP/opus-mt-en-de, for the bench.
 
     /usr/bin/python3 tools/make_opus_mt_checkpoint.py [--out DIR]
 
 It writes build/checkpoints/opus-mt-en-de/ (or DIR): config.json as the real repository's (d_model
 512, 6 + 6 layers of 8 heads, feed-forward 2048, 58101 ids, the pad 58100 the decoder's start),
 model.safetensors (random F32 weights, MarianMTModel's names, as tools/make_seq2seq_checkpoints.py
-writes the marian fixture; 74 M parameters, 297 MB), and the tokenizer files the real repository
+writes the marian fixture; 74 M parameters, 416 MB: the embeddings under each of the fixture's
+names and its lm_head copy, where the real file keeps one, 298 MB), and the tokenizer files the real repository
 has: the marian fixture's source.spm and target.spm, with a vocab.json padded to the 58101 ids
-(the fixture's pieces, then unused filler pieces, then <pad> last). Then tools/export_seq2seq_onnx.py
-writes encoder.onnx and decoder.onnx beside them (the bench runs it). Random weights: its translations mean nothing;
-its sizes are what the bench measures. Never committed.
+(the fixture's pieces, then unused filler pieces, then <pad> last). tools/export_seq2seq_onnx.py then
+writes its ONNX graphs beside them (tools/bench/seq2seq.js runs both). Random weights: its
+translations mean nothing; its sizes are what the bench measures. Never committed.
 """
 import argparse
 import json
