@@ -101,6 +101,8 @@ describe.each(BUILDS)('the %s build', (build, options) => {
     expect(() => model.run('the cat', { target: 7 })).toThrow('target must be text or { ids: [token ids] }, got number 7');
     expect(() => model.run('the cat', { target: { ids: [model.vocabSize] } })).toThrow(`target.ids[0] must be from 0 to ${model.vocabSize - 1}, got ${model.vocabSize}`);
     expect(() => model.run('the cat', { target: { ids: new Array(model.maxTokens).fill(3) } })).toThrow(/more than the model's/);
+    // A long target text is read only as far as it must be: its count is a lower bound, and says so.
+    expect(() => model.run('the cat', { target: 'die Kinder '.repeat(5000) })).toThrow(/^the target has at least \d+ tokens, which with the 1 start token are more than the model's/);
     expect(() => model.run('the cat', { ablate: [{ layer: 0, head: 0, stack: 'sideways' }] })).toThrow("ablate[0].stack must be 'encoder', 'decoder' or 'cross', got the string \"sideways\"");
     expect(() => model.run('the cat', { ablate: [{ layer: model.numDecoderLayers, head: 0, stack: 'cross' }] })).toThrow(`ablate[0].layer must be from 0 to ${model.numDecoderLayers - 1}`);
     expect(() => model.run('the cat', { onLayer: () => {} })).toThrow(/onLayer and continuation are one-stack models'/);

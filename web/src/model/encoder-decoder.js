@@ -53,13 +53,14 @@ export function encoderDecoderSettings(configText, generationConfig, vocabSize) 
 }
 
 /**
- * run()'s target: text, tokenized without special tokens, or { ids }; the decoder's input is the
- * start ids, then these. Returns { ids, tokens }.
+ * run()'s target: text, tokenized without special tokens (`encode(text)` → { ids, complete }: a
+ * long text is read only as far as it must be, and `complete` false then), or { ids }; the
+ * decoder's input is the start ids, then these. Returns { ids, tokens }.
  */
 export function targetTokens(target, { startIds, vocabSize, maxTokens, encode, tokenText }) {
-  let ids;
+  let ids, complete = true;
   if (typeof target === 'string') {
-    ids = encode(target);
+    ({ ids, complete } = encode(target));
   } else if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
     const { ids: given, ...rest } = target;
     if (Object.keys(rest).length || (!Array.isArray(given) && !(given instanceof Int32Array))) {
@@ -72,7 +73,7 @@ export function targetTokens(target, { startIds, vocabSize, maxTokens, encode, t
   }
   const all = [...startIds, ...ids];
   if (all.length > maxTokens) {
-    throw new RangeError(`the target has ${ids.length} tokens, which with the ${startIds.length} start token${startIds.length === 1 ? '' : 's'} ` +
+    throw new RangeError(`the target has ${complete ? '' : 'at least '}${ids.length} tokens, which with the ${startIds.length} start token${startIds.length === 1 ? '' : 's'} ` +
       `are more than the model's ${maxTokens}`);
   }
   return { ids: Int32Array.from(all), tokens: all.map(tokenText) };

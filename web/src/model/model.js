@@ -195,7 +195,7 @@ export class Model {
     const { kept, total } = this.#sourceTokens(source, maxTokens);
     const decoderInput = targetTokens(target, {
       startIds: this.#seq2seq.startIds, vocabSize: this.vocabSize, maxTokens,
-      encode: (text) => this.#tokenizer.encodeTarget(text, { addSpecialTokens: false, atLeast: maxTokens + 1 }).ids,
+      encode: (text) => this.#tokenizer.encodeTarget(text, { addSpecialTokens: false, atLeast: maxTokens + 1 }),
       tokenText: (id) => this.#tokenizer.tokenText(id),
     });
     this.#checkEmbeddable(decoderInput.ids, decoderInput.tokens);
