@@ -84,3 +84,18 @@ test('Marian\'s tokenizer maps pieces through vocab.json, an unknown piece to <u
   expect(unknown.every((u) => !u)).toBe(true);
   expect(tokenizer.decode(tokenizer.encodeTarget('Der alte Fluss', { addSpecialTokens: false }).ids)).toBe('Der alte Fluss');
 });
+
+test('a character source.spm lacks is looked up in vocab.json by its text, as MarianTokenizer does, and only then is <unk>', async () => {
+  // The English source.spm knows neither "F" nor "ß"; vocab.json has both (target.spm's pieces).
+  // SentencePiece gives each unknown piece as its text, which MarianTokenizer looks up: "Fluß" is
+  // "▁", "F", "l", "u", "ß" in vocab.json's ids. Found in a real opus-mt vocab.json: an emoji only
+  // the target side had became <unk> here and its own id in transformers.
+  const tokenizer = await loadTokenizer({ source: marian('source.spm'), target: marian('target.spm'), vocab });
+  const { ids, unknown } = tokenizer.encode('Fluß', { addSpecialTokens: false });
+  expect(Array.from(ids)).toEqual(['\u2581', 'F', 'l', 'u', 'ß'].map((p) => vocab[p]));
+  expect(unknown).toEqual([false, false, false, false, false]);
+  // A run of unknown characters is one unknown piece ("Bä"), and vocab.json has no "Bä" nor "🙂": <unk>.
+  const strange = tokenizer.encode('Bäume 🙂', { addSpecialTokens: false });
+  expect(strange.ids.filter((id) => id === vocab['<unk>'])).toHaveLength(2);
+  expect(strange.unknown.filter(Boolean)).toHaveLength(2);
+});

@@ -73,7 +73,10 @@ class MarianTokenizer {
 
   #encode(tokenizer, text, { addSpecialTokens = true, atLeast = Infinity } = {}) {
     const cut = tokenizer.encode(text, { addSpecialTokens: false, atLeast });
-    const pieces = cut.ids.map((id) => tokenizer.piece(id));
+    // SentencePiece gives an unknown piece as the (normalized) text it stands for, and MarianTokenizer
+    // looks that text up in vocab.json, where a character source.spm lacks may be target.spm's piece
+    // ("ß" in an English source): so the unknown token's text is looked up too, and only then is it <unk>.
+    const pieces = cut.ids.map((id, i) => (cut.unknown[i] && cut.spans[i] ? text.slice(...cut.spans[i]).normalize('NFKC') : tokenizer.piece(id)));
     const ids = pieces.map((piece) => this.#ids.get(piece) ?? this.#unk);
     const out = { ids, tokens: cut.tokens, unknown: ids.map((id) => id === this.#unk), spans: cut.spans, complete: cut.complete };
     if (addSpecialTokens) {
