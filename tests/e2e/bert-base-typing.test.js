@@ -3,7 +3,8 @@
 // serves it (cross-origin isolated, so on every core), loaded from the fake Hub. The page must keep
 // drawing frames while it computes, and redraw the grid after each keystroke. Reported, not
 // asserted: the time from the last keystroke to the painted grid (the heads on screen, and every
-// head), after single keystrokes and after bursts, and the longest frame while typing.
+// head), after single keystrokes and after bursts, and the longest frame while typing. KEYSTROKES
+// and BURSTS are few, to keep CI short: its medians are a glance; npm run bench's page part measures.
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ID = 'multihead-test/bert-base-size';
 const SIZE = { vocab: 30522, d: 768, layers: 12, heads: 12, ff: 3072, positions: 512 };
 const TOKENS = 128;
+const KEYSTROKES = 3, BURSTS = 2; // letters deleted and typed again; bursts of four keystrokes
 
 let browser, pageServer, hub, modelDir;
 
@@ -148,7 +150,7 @@ test('with a BERT-base-sized model at 128 tokens the page redraws the grid after
   await page.keyboard.press('End');
   const painted = (count) => page.waitForFunction((n) => window.typing.whole.length > n && !window.typing.waiting, count, { timeout: 60000 });
   const screen = [], whole = [];
-  for (let k = 0; k < 6; k++) {
+  for (let k = 0; k < KEYSTROKES; k++) {
     for (const key of ['Backspace', 'g']) { // "evening" → "evenin" (two tokens) → "evening"
       const before = await page.evaluate(() => window.typing.whole.length);
       await page.keyboard.press(key);
@@ -163,7 +165,7 @@ test('with a BERT-base-sized model at 128 tokens the page redraws the grid after
   // Bursts at 20 keystrokes a second: " the" typed after "evening", then deleted. The runs for the
   // texts in between are interrupted (or their answers dropped); the last text's is drawn.
   const burst = [];
-  for (let k = 0; k < 4; k++) {
+  for (let k = 0; k < BURSTS; k++) {
     const before = await page.evaluate(() => window.typing.whole.length);
     for (const key of k % 2 ? ['Backspace', 'Backspace', 'Backspace', 'Backspace'] : ['Space', 't', 'h', 'e']) {
       await page.keyboard.press(key);
