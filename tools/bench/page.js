@@ -1,5 +1,7 @@
-// The page with today's LLMs, in Chromium, as `npm start` serves it (vite preview over build/demo,
+// The page with real-size models, in Chromium, as `npm start` serves it (vite preview over build/demo,
 // cross-origin isolated, so on every core), the models from the fake Hub (tests/hub/fake-hub.js):
+// - typing at 128 tokens with a BERT-base-sized model (12 layers × 12 heads, F32, random weights)
+//   into the model view of its 144 heads, as below;
 // - typing at 128 tokens with a SmolLM2-135M-shaped model (30 layers × 9 heads on 3 key/value
 //   heads, BF16, random weights): the time from the last keystroke to the grid of one layer, and
 //   of every layer (the model view), drawn on screen (the run's layers come as they are computed:
@@ -19,7 +21,7 @@ import { loadEngine } from '../../web/src/index.js';
 import { checkpoint } from './checkpoints.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MODELS = { 'HuggingFaceTB/SmolLM2-135M': 'smollm2-135m', 'Qwen/Qwen2.5-0.5B-Instruct': 'qwen2.5-0.5b' };
+const MODELS = { 'google-bert/bert-base-uncased': 'bert-base', 'HuggingFaceTB/SmolLM2-135M': 'smollm2-135m', 'Qwen/Qwen2.5-0.5B-Instruct': 'qwen2.5-0.5b' };
 const WORDS = 'the quick brown fox jumps over the lazy dog and then it runs away'.split(' ');
 const KEYSTROKES = 5;
 
@@ -121,7 +123,17 @@ export async function benchPage() {
     return { page, problems, ms: Date.now() - started };
   };
   try {
-    const results = { threads: 0, typing: {}, views: [] };
+    const results = { threads: 0, typing: {}, bert: {}, views: [] };
+    // Typing at 128 tokens with a BERT-base-sized model, into the model view of its 144 heads.
+    const bertText = await textOfTokens(repos['google-bert/bert-base-uncased'].folder, 128);
+    const bert = await open('google-bert/bert-base-uncased', `view=grid&layer=all&sentence=${encodeURIComponent(bertText)}`);
+    results.bert.tokens = await bert.page.locator('#tokens .mh-token').count();
+    await worst(bert.page);
+    results.bert.modelView = await typing(bert.page);
+    Object.assign(results.bert, await worst(bert.page));
+    results.bert.problems = bert.problems;
+    await bert.page.close();
+
     // Typing at 128 tokens.
     const typed = await textOfTokens(repos['HuggingFaceTB/SmolLM2-135M'].folder, 128);
     const smol = await open('HuggingFaceTB/SmolLM2-135M', `view=grid&layer=2&sentence=${encodeURIComponent(typed)}`);
@@ -175,6 +187,9 @@ export function reportPage(r) {
       `${KEYSTROKES}): grid of one layer ${t.grid.shown}, ${t.grid.whole} ms; every layer (270 heads) ${t.modelView.shown}, ` +
       `${t.modelView.whole} ms; longest task ${t.longTask} ms, longest frame ${t.longestFrame} ms` +
       `${t.problems.length ? `; problems: ${t.problems.join('; ')}` : ''}`,
+    `  BERT-base-shaped, ${r.bert.tokens} tokens, the same into the model view (144 heads): ${r.bert.modelView.shown}, ` +
+      `${r.bert.modelView.whole} ms; longest task ${r.bert.longTask} ms, longest frame ${r.bert.longestFrame} ms` +
+      `${r.bert.problems.length ? `; problems: ${r.bert.problems.join('; ')}` : ''}`,
     `  Qwen2.5-0.5B-shaped (988 MB BF16) from the fake Hub: loaded and drawn in ${(r.qwenLoadMs / 1000).toFixed(1)} s; ${r.qwenNotice}`,
   ];
   for (const v of r.views) lines.push(`    ${v.view}: ${(v.ms / 1000).toFixed(1)} s, longest task ${v.longTask} ms, longest frame ${v.longestFrame} ms`);
