@@ -96,6 +96,14 @@ test('the built-in reverser writes the words backwards, and its cross-attention 
   await screenshot(page, 'translate-alignment');
   expect(await page.locator('.mh-alignment-links line').count()).toBeGreaterThan(0);
 
+  // The four steps of a cross-attention: queries from the target's rows, keys and values from the source.
+  await page.click('input[name="view"][value="steps"]');
+  await page.waitForSelector('#view .mh-steps');
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && !document.querySelector('#view [aria-busy="true"]'));
+  const stepTexts = await page.locator('#view').textContent();
+  expect(stepTexts).toContain('the decoder\'s state after its self-attention in layer 2');
+  for (const word of source) expect(stepTexts).toContain(word);
+
   // The decoder's own heads: causal, the target over itself; the encoder's: the source over itself.
   await page.click('input[name="view"][value="head"]');
   await page.click('input[name="stack"][value="decoder"]');

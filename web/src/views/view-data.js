@@ -217,10 +217,12 @@ export function viewData(view, result, index, { head = 0, toy = false, roles = n
       return alignmentData(result, index, where);
     default:
       return {
-        ...layer, tokens, unknown, title: where, numbers: toy,
+        ...layer, tokens, unknown, ...keys, title: where, numbers: toy,
         inputLabel: toy
           ? `the first ${layer.dModel} features of each token's embedding (word plus position)`
-          : index === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${index}`,
+          // A cross-attention's queries come from the decoder's state; its keys and values from the encoder's output.
+          : result.keyTokens ? `the decoder's state after its self-attention in layer ${index + 1}, whose keys and values come from the encoder's output`
+            : index === 0 ? 'each token\'s word embedding plus its position embedding' : `the output of layer ${index}`,
       };
   }
 }
