@@ -25,9 +25,9 @@ import { hubModel } from './state/model-choice.js';
 import { sourceName } from '../src/loading/source-name.js';
 import { VIEWS } from '../src/views/views.js';
 import { WRITE_DEFAULTS } from './state/writing.js';
+import { STACKS } from '../src/model/stacks.js';
 
 const MODES = ['model', 'toy'];
-const STACKS = ['encoder', 'decoder', 'cross'];
 const STACK_LETTERS = { '': 'encoder', d: 'decoder', c: 'cross' }; // an ablated head's prefix in a link
 const ABLATIONS = ['zero', 'mean'];
 // A revision a link may name: a branch, tag or commit as the Hub spells them (step143000, v1.0, a
@@ -113,7 +113,7 @@ function ablatedHeads(text) {
     const [layer, head] = part.replace(/^[dc]/, '').split('.').map((v) => Number(v) - 1);
     return [part, stack === 'encoder' ? { layer, head } : { layer, head, stack }];
   }));
-  const order = (a) => Object.values(STACK_LETTERS).indexOf(a.stack ?? 'encoder');
+  const order = (a) => STACKS.indexOf(a.stack ?? 'encoder');
   return [...heads.values()].sort((a, b) => order(a) - order(b) || a.layer - b.layer || a.head - b.head);
 }
 

@@ -8,6 +8,7 @@
 import { patched } from './store.js';
 import { BUILTIN_MODEL, sameChoice } from './model-choice.js';
 import { WRITE_DEFAULTS, fitWrite } from './writing.js';
+import { STACKS } from '../../src/model/stacks.js';
 
 /** The toy layer's sizes the page offers. */
 export const TOY_D = [4, 8, 16, 32, 64, 128];
@@ -184,10 +185,8 @@ function heldHeads(ablate, info) {
   return ablate.filter((a) => (stackOf(a) === 'encoder' || info.encoderDecoder) && a.layer < stackLayers(info, stackOf(a)) && a.head < info.numHeads);
 }
 
-const STACK_ORDER = { encoder: 0, decoder: 1, cross: 2 };
-
 function ordered(heads) {
-  return Object.freeze([...heads].sort((a, b) => STACK_ORDER[stackOf(a)] - STACK_ORDER[stackOf(b)] || a.layer - b.layer || a.head - b.head));
+  return Object.freeze([...heads].sort((a, b) => STACKS.indexOf(stackOf(a)) - STACKS.indexOf(stackOf(b)) || a.layer - b.layer || a.head - b.head));
 }
 
 /** The attention on screen: an encoder–decoder's chosen stack, else 'encoder' (a one-stack model's only one). */

@@ -3,6 +3,7 @@
 // without a DOM; the element hands in what needs one (its base URL, CSS length parsing).
 import { DEFAULT_HUB_URL, hubBase } from '../loading/hub.js';
 import { sourceName } from '../loading/source-name.js';
+import { STACKS } from '../model/stacks.js';
 
 // Characters of sentence the element runs, and a link to the page keeps: a tutorial's sentence is
 // far shorter, and tokenizing a long paste on the main thread would freeze the host page for seconds.
@@ -12,8 +13,6 @@ export const MAX_SENTENCE = 2000;
 const MAX_HEIGHT = 100000;
 // The views the element shows; the page's average and rollout views are not among them yet.
 const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'steps', 'why', 'alignment'];
-// An encoder–decoder's attentions, as its stack attribute names them.
-export const STACKS = ['encoder', 'decoder', 'cross'];
 // Tokens the element writes of an encoder–decoder's target when no target attribute gives it.
 export const WRITTEN_TARGET = 64;
 // Characters of a token or against attribute: one token is far shorter.

@@ -13,9 +13,7 @@ import { checkInteger, describe } from '../check.js';
 import { orThrow } from '../engine/wasm-glue.js';
 import { AttentionTrace, withShape } from '../engine/trace.js';
 import { likeliest } from './likeliest.js';
-
-/** The stacks of an encoder–decoder's attention, in the order C++'s ablation codes list them. */
-export const STACKS = Object.freeze(['encoder', 'decoder', 'cross']);
+import { STACKS } from './stacks.js';
 
 /**
  * What config.json says of an encoder–decoder's writing, generation_config.json's fields first

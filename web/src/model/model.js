@@ -16,7 +16,8 @@ import { likeliest } from './likeliest.js';
 import { chatSettings, renderChat } from './chat.js';
 import { contributionsFrom, lensFrom, patch, tokenId } from './why.js';
 import { queryKeyMap } from '../analysis/query-key-map.js';
-import { EncoderDecoderResult, ablationStack, encoderDecoderSettings, runEncoder, runEncoderDecoder, STACKS, targetTokens } from './encoder-decoder.js';
+import { EncoderDecoderResult, ablationStack, encoderDecoderSettings, runEncoder, runEncoderDecoder, targetTokens } from './encoder-decoder.js';
+import { STACKS } from './stacks.js';
 
 export class Model {
   #module;
