@@ -2,7 +2,8 @@
 // writes its own target and the alignment view links each written word to its source word; the
 // stack attribute shows the encoder's, the decoder's or the cross-attention (rows the decoder's
 // input, columns the source's), over a target attribute when one is given; its numbers are the
-// engine's; a stack or the alignment view on a one-stack model is a clear error.
+// engine's; a stack or the alignment view on a one-stack model, and a target past the sentence's
+// 2000 characters, are clear errors.
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../tools/serve.js';
 import { loadEngine } from '../../web/src/index.js';
@@ -73,6 +74,7 @@ test('a stack, a target or the alignment view on a one-stack model, and a bad st
     [{ model: 'default', view: 'head', stack: 'cross' }, 'multihead: stack="cross" is an encoder–decoder\'s (T5, BART, Marian); this model has one stack of layers'],
     [{ stack: null, view: 'alignment' }, 'multihead: view="alignment" draws an encoder–decoder\'s cross-attention; this model has none'],
     [{ view: 'head', target: 'x' }, 'multihead: target is an encoder–decoder\'s (T5, BART, Marian): the decoder\'s text; this model has one stack of layers'],
+    [{ model: 'reverse', target: 'dog '.repeat(501) }, 'multihead: target has 2004 characters; the element takes at most 2000'],
   ];
   for (const [attributes, message] of cases) {
     const shown = await settle(attributes, '.status');

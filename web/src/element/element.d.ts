@@ -20,7 +20,7 @@
 // - stack (an encoder–decoder's: T5, BART, Marian, whose sentence is the source): the attention
 //   shown, encoder (default; cross for the alignment view), decoder, or cross (the decoder's rows
 //   over the source's columns: cellselect's keyToken is a source token);
-// - target (an encoder–decoder's): the target text the decoder reads; without it the model writes
+// - target (an encoder–decoder's): the target text the decoder reads, at most 2000 characters as the sentence; without it the model writes
 //   its own (greedy, at most 64 tokens) and the element shows that;
 // - theme: light (default), dark, or auto (follows the system);
 // - height: a CSS length, or a number of pixels, at most 100000 pixels; the view scrolls inside it;

@@ -201,8 +201,9 @@ export class MultiheadView extends HTMLElement {
       const asked = ++this.#state.asked;
       this.#state.result = null;
       if (sentence.trim() === '') return this.#show('empty', 'Give the element a sentence to show its attention.');
-      if (sentence.length > MAX_SENTENCE) {
-        return this.#fail(`sentence has ${sentence.length} characters; the element takes at most ${MAX_SENTENCE}`);
+      // Both texts are tokenized on the host page's thread: the same cap for each.
+      for (const [name, text] of [['sentence', sentence], ['target', target ?? '']]) {
+        if (text.length > MAX_SENTENCE) return this.#fail(`${name} has ${text.length} characters; the element takes at most ${MAX_SENTENCE}`);
       }
       this.#show('loading', 'Loading the attention engine and the model…');
       let model, result;
